@@ -1,0 +1,163 @@
+# Data-parallel training from scratch in C — build, test, grade, demo.
+#
+#   make            build everything this machine can build (probes once, prints what it found)
+#   make demo       the main job: train, compare, plot (installs missing packages first)
+#   make test       every test; last line "N passed, N failed" (installs missing packages first)
+#   make grade LESSON=01      grade your lessons/ (see grading/README.md)
+#   make bench      benchmarks (ratios against library baselines measured in the same run)
+#   make skeletons  regenerate lessons/ student files from solutions/
+#   make deps       install the Debian packages the course needs
+#   make compdb     write compile_commands.json for editors
+#   make clean      remove build/ (the next make probes again)
+#
+# Variables: O=build dir, NO_MPI=1 NO_CUDA=1 NO_NCCL=1 (skip optional parts), STACK=own (lessons
+# link your own earlier lessons instead of the reference ones), SUB=dir SUB_O=dir (build a
+# submission tree; used by the grader).
+
+SHELL := /bin/sh
+.DEFAULT_GOAL := all
+O ?= build
+NO_MPI ?= 0
+NO_CUDA ?= 0
+NO_NCCL ?= 0
+export NO_MPI NO_CUDA NO_NCCL
+
+CONFIG := $(O)/config.mk
+NOPROBE_GOALS := deps clean help skeletons
+ifneq ($(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all)),)
+-include $(CONFIG)
+ifneq ($(PROBED_FLAGS),$(NO_MPI)$(NO_CUDA)$(NO_NCCL))
+$(CONFIG): FORCE
+endif
+endif
+$(CONFIG): common/mk/configure.sh
+	@sh common/mk/configure.sh $@
+FORCE:
+
+# ---- compilers and flags ----------------------------------------------------------------------
+CC := $(or $(MPICC),cc)
+WARN := -Wall -Wextra -Werror
+CFLAGS := -std=c11 -O2 -g -ffp-contract=off -pthread $(WARN) -MMD -MP -Icommon $(BLAS_CFLAGS)
+ifeq ($(HAVE_MPI),1)
+CFLAGS += -DDPC_HAVE_MPI
+endif
+ifeq ($(HAVE_CUDA),1)
+CFLAGS += -DDPC_HAVE_CUDA -I$(CUDA_HOME)/include
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lcublas
+endif
+ifeq ($(HAVE_NCCL),1)
+CFLAGS += -DDPC_HAVE_NCCL
+CUDA_LIBS += -lnccl
+endif
+NVCCFLAGS := -O2 -g -std=c++17 -Icommon -Xcompiler -Wall,-Wextra,-Werror \
+	-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+	-gencode arch=compute_90,code=compute_90
+LDLIBS := $(BLAS_LIBS) -lcjson $(CUDA_LIBS) -lm -lpthread
+
+# Every compile also writes a compile_commands.json fragment next to its object (make compdb).
+# $(1)=object $(2)=source $(3)=extra flags
+define compile_c
+	@mkdir -p $(dir $(1))
+	@printf '{"directory":"%s","file":"%s","output":"%s","command":"%s"},\n' \
+		"$(CURDIR)" "$(2)" "$(1)" "$(CC) $(CFLAGS) $(3) -c $(2) -o $(1)" > $(1).json
+	$(CC) $(CFLAGS) $(3) -c $(2) -o $(1)
+endef
+
+# ---- common/ ----------------------------------------------------------------------------------
+COMMON_SRCS := $(filter-out %.cu,$(wildcard common/*.c))
+COMMON_OBJS := $(patsubst common/%.c,$(O)/common/%.o,$(COMMON_SRCS))
+COMMON_CU := $(wildcard common/*.cu)
+ifeq ($(HAVE_CUDA),1)
+COMMON_OBJS += $(patsubst common/%.cu,$(O)/common/%.cu.o,$(COMMON_CU))
+endif
+LIBDPC := $(O)/common/libdpc.a
+
+$(O)/common/%.o: common/%.c $(CONFIG)
+	$(call compile_c,$@,$<,)
+$(O)/common/%.cu.o: common/%.cu $(CONFIG)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+$(LIBDPC): $(COMMON_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+# ---- lessons -----------------------------------------------------------------------------------
+# Each solutions/NN-name/lesson.mk declares, for lesson NN:
+#   LNN_NAME    directory name            LNN_SRCS    library sources (no main)
+#   LNN_STUDENT the student's files       LNN_MAINS   sources with a main(), one program each
+#   LNN_USES    earlier lessons it links  (their reference build, or yours with STACK=own)
+# A "tree" supplies the student's files: solutions/ (the reference), lessons/ (you), or any
+# submission directory the grader points at. Every other file always comes from solutions/.
+LESSONS :=
+include $(sort $(wildcard solutions/*/lesson.mk))
+
+# $(1)=lesson $(2)=tree $(3)=out dir $(4)=out dir of the stack (where LNN_USES libraries come from)
+define lesson_tree
+$(1)_$(3)_DIR := $(3)/$$(L$(1)_NAME)
+$(1)_$(3)_INC := -Isolutions/$$(L$(1)_NAME) $$(foreach u,$$(L$(1)_USES),-Isolutions/$$(L$$(u)_NAME))
+$(1)_$(3)_LIB := $$($(1)_$(3)_DIR)/lib$(1).a
+$(1)_$(3)_STACK := $$(foreach u,$$(call reverse,$$(L$(1)_USES)),$(4)/$$(L$$(u)_NAME)/lib$$(u).a)
+$$(foreach s,$$(L$(1)_SRCS) $$(L$(1)_MAINS),$$(eval $$(call lesson_obj,$(1),$(2),$(3),$$(s))))
+$$($(1)_$(3)_LIB): $$(patsubst %.c,$$($(1)_$(3)_DIR)/%.o,$$(L$(1)_SRCS))
+	@rm -f $$@
+	ar rcs $$@ $$^
+$$(foreach m,$$(L$(1)_MAINS),$$(eval $$(call lesson_bin,$(1),$(3),$$(m))))
+TREE_$(3) += $$($(1)_$(3)_LIB) $$(patsubst %.c,$$($(1)_$(3)_DIR)/%,$$(L$(1)_MAINS))
+endef
+
+# $(1)=lesson $(2)=tree $(3)=out $(4)=source file name
+define lesson_obj
+$$($(1)_$(3)_DIR)/$(patsubst %.c,%.o,$(4)): $$(if $$(and $$(filter $(4),$$(L$(1)_STUDENT)),$$(filter-out solutions,$(2))),$(2)/$$(L$(1)_NAME)/$(4),solutions/$$(L$(1)_NAME)/$(4)) $$(CONFIG)
+	$$(call compile_c,$$@,$$<,$$($(1)_$(3)_INC))
+endef
+
+# $(1)=lesson $(2)=out $(3)=main source
+define lesson_bin
+$$($(1)_$(2)_DIR)/$(patsubst %.c,%,$(3)): $$($(1)_$(2)_DIR)/$(patsubst %.c,%.o,$(3)) $$($(1)_$(2)_LIB) $$($(1)_$(2)_STACK) $$(LIBDPC)
+	$$(CC) $$(CFLAGS) -o $$@ $$^ $$(LDLIBS)
+endef
+
+reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
+
+STACK ?= reference
+LESSON_STACK_O := $(if $(filter own,$(STACK)),$(O)/lessons,$(O)/solutions)
+$(foreach l,$(LESSONS),$(eval $(call lesson_tree,$(l),solutions,$(O)/solutions,$(O)/solutions)))
+$(foreach l,$(LESSONS),$(eval $(call lesson_tree,$(l),lessons,$(O)/lessons,$(LESSON_STACK_O))))
+ifdef SUB
+SUB_O ?= $(O)/sub
+SUB_STACK_O := $(if $(filter own,$(STACK)),$(SUB_O),$(O)/solutions)
+$(foreach l,$(LESSONS),$(eval $(call lesson_tree,$(l),$(SUB),$(SUB_O),$(SUB_STACK_O))))
+endif
+
+# ---- datasets, grading, tests -----------------------------------------------------------------
+include datasets/datasets.mk
+include grading/grading.mk
+include tests/tests.mk
+
+# ---- top-level targets --------------------------------------------------------------------------
+.PHONY: all lessons-build sub deps demo test grade bench skeletons compdb clean help FORCE
+
+all: $(LIBDPC) $(TREE_$(O)/solutions) $(TREE_$(O)/lessons) $(DATASET_TOOLS) $(GRADING_TOOLS) \
+	$(GRADING_CHECKS_$(O)/solutions) $(GRADING_CHECKS_$(O)/lessons)
+
+sub: $(LIBDPC) $(TREE_$(O)/solutions) $(GRADING_TOOLS) $(GRADING_CHECKS_$(O)/solutions) \
+	$(TREE_$(SUB_O)) $(GRADING_CHECKS_$(SUB_O))
+
+deps:
+	@sh common/mk/deps.sh
+
+skeletons:
+	@sh grading/mkskel solutions lessons
+
+compdb: all
+	@{ echo '['; find $(O) -name '*.o.json' -exec cat {} + | sed '$$ s/,$$//'; echo ']'; } \
+		> compile_commands.json
+	@echo "wrote compile_commands.json ($$(grep -c '"file"' compile_commands.json) files)"
+
+clean:
+	rm -rf $(O) compile_commands.json
+
+help:
+	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

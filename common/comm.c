@@ -1,0 +1,409 @@
+/* comm.c — the backend-independent half of the comm seam: argument checks, counters, sequence
+ * numbers, the link emulator and the watchdog that turns every hang into a one-line error. */
+#define _GNU_SOURCE
+#include "comm_internal.h"
+
+#include "cli.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+void comm_opts_default(comm_opts_t *o) {
+    o->timeout_s = COMM_DEFAULT_TIMEOUT_S;
+    o->link = "off";
+    o->link_latency_us = -1;
+    o->link_gbps = -1;
+    o->link_slowdown = LINK_DEFAULT_SLOWDOWN;
+}
+
+const struct cli_opt *comm_cli_opts(comm_opts_t *o) {
+    const cli_opt_t table[] = {
+        {"timeout-s", CLI_FLOAT, &o->timeout_s,
+         "seconds a wait on another rank may take before the job is ended", .min = 0.01,
+         .max = 1e7, .env = "DP_TIMEOUT_S"},
+        {"link", CLI_CHOICE, &o->link, "emulated interconnect (a preset, or off)",
+         .choices = "off|nvlink|pcie|ib|ethernet", .env = "DP_LINK"},
+        {"link-latency-us", CLI_FLOAT, &o->link_latency_us,
+         "emulated per-message latency alpha in microseconds (-1: from --link)", .min = -1,
+         .max = 1e7},
+        {"link-gbps", CLI_FLOAT, &o->link_gbps,
+         "emulated bandwidth beta in Gbit/s (-1: from --link)", .min = -1, .max = 1e6},
+        {"link-slowdown", CLI_FLOAT, &o->link_slowdown,
+         "slow-motion factor the --link presets are played back at", .min = 1e-3, .max = 1e9},
+        CLI_END,
+    };
+    return cli_join(table, (const cli_opt_t[]){CLI_END});
+}
+
+/* ---- the watchdog ---------------------------------------------------------------------------- */
+
+static comm_world_t *the_world; /* for the dp_fatal abort hook only */
+
+static void abort_all(int status) {
+    if (the_world) the_world->backend->abort(status);
+}
+
+static void describe(const comm_t *c, const comm_inflight_t *f, char *out, size_t n) {
+    const char *tn = dtype_name(f->dt);
+    if (!strcmp(f->op, "send"))
+        snprintf(out, n, "send of %zu x %s to rank %d", f->send_count, tn, f->send_peer);
+    else if (!strcmp(f->op, "recv"))
+        snprintf(out, n, "recv of %zu x %s from rank %d", f->recv_count, tn, f->recv_peer);
+    else if (!strcmp(f->op, "sendrecv"))
+        snprintf(out, n, "sendrecv (send %zu x %s to rank %d, recv %zu x %s from rank %d)",
+                 f->send_count, tn, f->send_peer, f->recv_count, tn, f->recv_peer);
+    else
+        snprintf(out, n, "%s of %zu x %s over all %d ranks", f->op, f->send_count, tn, c->size);
+}
+
+static void *watchdog_main(void *arg) {
+    comm_world_t *w = arg;
+    while (!atomic_load(&w->stopping)) {
+        struct timespec nap = {0, 50 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+        double now = dp_now();
+        pthread_mutex_lock(&w->lock);
+        for (int i = 0; i < COMM_MAX_COMMS; i++) {
+            comm_t *c = w->comms[i];
+            if (!c) continue;
+            pthread_mutex_lock(&c->inflight_lock);
+            comm_inflight_t f = c->inflight;
+            pthread_mutex_unlock(&c->inflight_lock);
+            if (f.deadline == 0 || now < f.deadline) continue;
+            char what[256];
+            describe(c, &f, what, sizeof what);
+            const char *why;
+            if (!strcmp(f.op, "send") || !strcmp(f.op, "recv") || !strcmp(f.op, "sendrecv"))
+                why = "the peer never posted the matching operation: it may have crashed, finished "
+                      "early, or be blocked itself (e.g. every rank sending before receiving)";
+            else
+                why = "some rank never joined this collective: it may have crashed, finished "
+                      "early, or be waiting in a different operation";
+            fprintf(stderr, "%s: rank %d: timeout after %g s in %s (op #%llu on comm '%s'); %s\n",
+                    dp_progname(), c->rank, w->opts.timeout_s, what, (unsigned long long)f.seq,
+                    c->name, why);
+            fflush(stderr);
+            w->backend->abort(3);
+            _exit(3);
+        }
+        pthread_mutex_unlock(&w->lock);
+    }
+    return NULL;
+}
+
+/* Mark the start and the end of a wait. Returns the operation's sequence number. */
+static uint64_t op_begin(comm_t *c, const char *op, int dst, size_t scount, int src, size_t rcount,
+                         dtype_t dt) {
+    uint64_t seq = ++c->seq;
+    atomic_fetch_add(&c->counters->ops, 1);
+    pthread_mutex_lock(&c->inflight_lock);
+    c->inflight = (comm_inflight_t){dp_now() + c->world->opts.timeout_s, op, dst, src, scount,
+                                    rcount, dt, seq};
+    pthread_mutex_unlock(&c->inflight_lock);
+    return seq;
+}
+
+static void op_end(comm_t *c) {
+    pthread_mutex_lock(&c->inflight_lock);
+    c->inflight.deadline = 0;
+    pthread_mutex_unlock(&c->inflight_lock);
+}
+
+static void registry_add(comm_t *c) {
+    comm_world_t *w = c->world;
+    pthread_mutex_lock(&w->lock);
+    int slot = -1;
+    for (int i = 0; i < COMM_MAX_COMMS && slot < 0; i++)
+        if (!w->comms[i]) slot = i;
+    if (slot >= 0) w->comms[slot] = c;
+    pthread_mutex_unlock(&w->lock);
+    if (slot < 0) dp_fatal("more than %d communicators in use; free some with comm_free", COMM_MAX_COMMS);
+}
+
+static void registry_remove(comm_t *c) {
+    comm_world_t *w = c->world;
+    pthread_mutex_lock(&w->lock);
+    for (int i = 0; i < COMM_MAX_COMMS; i++)
+        if (w->comms[i] == c) w->comms[i] = NULL;
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* ---- life cycle ------------------------------------------------------------------------------ */
+
+static void setup_link(comm_world_t *w) {
+    const comm_opts_t *o = &w->opts;
+    if (!link_from_preset(o->link, o->link_slowdown, &w->link))
+        dp_fatal("unknown link preset '%s' (use off, nvlink, pcie, ib or ethernet)", o->link);
+    if (o->link_latency_us >= 0) {
+        w->link.latency_s = o->link_latency_us * 1e-6;
+        w->link.name = "custom";
+    }
+    if (o->link_gbps >= 0) {
+        w->link.bytes_per_s = o->link_gbps * 1e9 / 8.0;
+        w->link.name = "custom";
+    }
+}
+
+static void comm_struct_init(comm_t *c, comm_world_t *w, const char *name) {
+    c->world = w;
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->counters = &c->own_counters;
+    pthread_mutex_init(&c->inflight_lock, NULL);
+}
+
+comm_t *comm_init(int *argc, char ***argv, const comm_opts_t *opts) {
+    comm_world_t *w = dp_calloc(1, sizeof *w);
+    if (opts)
+        w->opts = *opts;
+    else
+        comm_opts_default(&w->opts);
+    setup_link(w);
+    pthread_mutex_init(&w->lock, NULL);
+#ifdef DPC_HAVE_MPI
+    w->backend = &comm_backend_mpi;
+#else
+    w->backend = &comm_backend_self;
+#endif
+    comm_t *c = dp_calloc(1, sizeof *c);
+    comm_struct_init(c, w, "world");
+    w->backend->init(c, argc, argv);
+    the_world = w;
+    dp_set_abort_hook(abort_all);
+    registry_add(c);
+    /* The emulator sleeps for modelled transfer times; ask the kernel for µs-accurate wake-ups. */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    if (c->size > 1) {
+        if (pthread_create(&w->watchdog, NULL, watchdog_main, w) != 0)
+            dp_fatal("cannot start the comm watchdog thread");
+        w->watchdog_running = true;
+    }
+    return c;
+}
+
+void comm_finalize(comm_t *c) {
+    comm_world_t *w = c->world;
+    atomic_store(&w->stopping, true);
+    if (w->watchdog_running) pthread_join(w->watchdog, NULL);
+    registry_remove(c);
+    w->backend->finalize(c);
+    dp_set_abort_hook(NULL);
+    the_world = NULL;
+    pthread_mutex_destroy(&c->inflight_lock);
+    free(c);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}
+
+comm_t *comm_dup(comm_t *parent, const char *name, bool share_counters) {
+    comm_t *c = dp_calloc(1, sizeof *c);
+    comm_struct_init(c, parent->world, name);
+    c->rank = parent->rank;
+    c->size = parent->size;
+    c->local_rank = parent->local_rank;
+    c->local_size = parent->local_size;
+    if (share_counters) c->counters = parent->counters;
+    op_begin(parent, "comm_dup", -1, 0, -1, 0, DT_U8);
+    parent->world->backend->dup(parent, c);
+    op_end(parent);
+    registry_add(c);
+    return c;
+}
+
+void comm_free(comm_t *c) {
+    registry_remove(c);
+    c->world->backend->free(c);
+    pthread_mutex_destroy(&c->inflight_lock);
+    free(c);
+}
+
+int comm_rank(const comm_t *c) { return c->rank; }
+int comm_world_size(const comm_t *c) { return c->size; }
+int comm_local_rank(const comm_t *c) { return c->local_rank; }
+int comm_local_size(const comm_t *c) { return c->local_size; }
+const char *comm_backend_name(const comm_t *c) { return c->world->backend->name; }
+const link_t *comm_link(const comm_t *c) { return &c->world->link; }
+double comm_timeout_s(const comm_t *c) { return c->world->opts.timeout_s; }
+
+/* ---- the link emulator ----------------------------------------------------------------------- */
+
+double comm_link_cost_s(const comm_t *c, size_t bytes) { return link_cost_s(&c->world->link, bytes); }
+
+/* Occupy this rank's outgoing port for `cost` seconds and sleep until the message has "arrived". */
+static void emulate(comm_t *c, double cost) {
+    if (cost <= 0) return;
+    comm_world_t *w = c->world;
+    pthread_mutex_lock(&w->lock);
+    double start = fmax(dp_now(), w->port_free_at);
+    w->port_free_at = start + cost;
+    pthread_mutex_unlock(&w->lock);
+    dp_sleep_until(start + cost);
+}
+
+/* Modelled time of a library collective of `bytes` input bytes: the bandwidth-optimal ring
+ * (reduce-scatter and/or all-gather, N-1 messages of bytes/N each) or a binomial-tree broadcast. */
+static double lib_cost(const comm_t *c, const char *op, size_t bytes) {
+    if (!link_enabled(&c->world->link) || c->size == 1) return 0;
+    int n = c->size;
+    double chunk = link_cost_s(&c->world->link, (bytes + (size_t)n - 1) / (size_t)n);
+    if (!strcmp(op, "allreduce")) return 2.0 * (n - 1) * chunk;
+    if (!strcmp(op, "reduce_scatter") || !strcmp(op, "all_gather") || !strcmp(op, "gather"))
+        return (n - 1) * chunk;
+    int depth = 0;
+    while ((1 << depth) < n) depth++;
+    if (!strcmp(op, "broadcast")) return depth * link_cost_s(&c->world->link, bytes);
+    return 2.0 * depth * link_cost_s(&c->world->link, 0); /* barrier */
+}
+
+/* ---- point-to-point -------------------------------------------------------------------------- */
+
+static void check_peer(const comm_t *c, const char *op, int peer) {
+    if (peer < 0 || peer >= c->size)
+        dp_fatal("rank %d: %s with peer %d, but ranks are 0..%d (world size %d)", c->rank, op, peer,
+                 c->size - 1, c->size);
+    if (peer == c->rank)
+        dp_fatal("rank %d: %s with itself; a rank never needs to message itself — check how the "
+                 "peer is computed",
+                 c->rank, op);
+}
+
+static void check_buf(const comm_t *c, const char *op, const void *buf, size_t count) {
+    if (count > 0 && !buf) dp_fatal("rank %d: %s of %zu elements from a NULL buffer", c->rank, op, count);
+}
+
+static void count_send(comm_t *c, size_t bytes) {
+    atomic_fetch_add(&c->counters->msgs_sent, 1);
+    atomic_fetch_add(&c->counters->bytes_sent, bytes);
+}
+
+static void count_recv(comm_t *c, size_t bytes) {
+    atomic_fetch_add(&c->counters->msgs_recv, 1);
+    atomic_fetch_add(&c->counters->bytes_recv, bytes);
+}
+
+void comm_send(comm_t *c, const void *buf, size_t count, dtype_t dt, int peer) {
+    check_peer(c, "send", peer);
+    check_buf(c, "send", buf, count);
+    size_t bytes = count * dtype_size(dt);
+    emulate(c, comm_link_cost_s(c, bytes));
+    op_begin(c, "send", peer, count, -1, 0, dt);
+    c->world->backend->sendrecv(c, buf, count, peer, NULL, 0, -1, dt);
+    op_end(c);
+    count_send(c, bytes);
+}
+
+void comm_recv(comm_t *c, void *buf, size_t count, dtype_t dt, int peer) {
+    check_peer(c, "recv", peer);
+    check_buf(c, "recv", buf, count);
+    op_begin(c, "recv", -1, 0, peer, count, dt);
+    c->world->backend->sendrecv(c, NULL, 0, -1, buf, count, peer, dt);
+    op_end(c);
+    count_recv(c, count * dtype_size(dt));
+}
+
+void comm_sendrecv(comm_t *c, const void *sendbuf, size_t sendcount, int dst, void *recvbuf,
+                   size_t recvcount, int src, dtype_t dt) {
+    if (dst >= 0) check_peer(c, "sendrecv", dst);
+    if (src >= 0) check_peer(c, "sendrecv", src);
+    if (dst < 0 && src < 0) return;
+    if (dst >= 0) check_buf(c, "sendrecv", sendbuf, sendcount);
+    if (src >= 0) check_buf(c, "sendrecv", recvbuf, recvcount);
+    size_t sbytes = dst >= 0 ? sendcount * dtype_size(dt) : 0;
+    if (dst >= 0) emulate(c, comm_link_cost_s(c, sbytes));
+    op_begin(c, "sendrecv", dst, sendcount, src, recvcount, dt);
+    c->world->backend->sendrecv(c, sendbuf, sendcount, dst, recvbuf, recvcount, src, dt);
+    op_end(c);
+    if (dst >= 0) count_send(c, sbytes);
+    if (src >= 0) count_recv(c, recvcount * dtype_size(dt));
+}
+
+void comm_barrier(comm_t *c) {
+    emulate(c, lib_cost(c, "barrier", 0));
+    op_begin(c, "barrier", -1, 0, -1, 0, DT_U8);
+    c->world->backend->barrier(c);
+    op_end(c);
+}
+
+/* ---- library collectives --------------------------------------------------------------------- */
+
+static void lib_begin(comm_t *c, const char *op, size_t count, dtype_t dt) {
+    size_t bytes = count * dtype_size(dt);
+    atomic_fetch_add(&c->counters->lib_calls, 1);
+    atomic_fetch_add(&c->counters->lib_bytes, bytes);
+    emulate(c, lib_cost(c, op, bytes));
+    op_begin(c, op, -1, count, -1, count, dt);
+}
+
+static void check_redop(const comm_t *c, dtype_t dt, redop_t op) {
+    if (op == REDOP_AVG && dt != DT_F32 && dt != DT_F64)
+        dp_fatal("rank %d: REDOP_AVG needs a floating-point dtype, got %s", c->rank, dtype_name(dt));
+}
+
+void comm_lib_allreduce(comm_t *c, const void *sendbuf, void *recvbuf, size_t count, dtype_t dt,
+                        redop_t op) {
+    check_redop(c, dt, op);
+    lib_begin(c, "allreduce", count, dt);
+    c->world->backend->allreduce(c, sendbuf, recvbuf, count, dt, op);
+    op_end(c);
+}
+
+void comm_lib_broadcast(comm_t *c, void *buf, size_t count, dtype_t dt, int root) {
+    if (root < 0 || root >= c->size) dp_fatal("rank %d: broadcast from root %d of %d", c->rank, root, c->size);
+    lib_begin(c, "broadcast", count, dt);
+    c->world->backend->broadcast(c, buf, count, dt, root);
+    op_end(c);
+}
+
+void comm_lib_reduce_scatter(comm_t *c, const void *sendbuf, void *recvbuf, size_t recvcount,
+                             dtype_t dt, redop_t op) {
+    check_redop(c, dt, op);
+    lib_begin(c, "reduce_scatter", recvcount * (size_t)c->size, dt);
+    c->world->backend->reduce_scatter(c, sendbuf, recvbuf, recvcount, dt, op);
+    op_end(c);
+}
+
+void comm_lib_all_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendcount, dtype_t dt) {
+    lib_begin(c, "all_gather", sendcount * (size_t)c->size, dt);
+    c->world->backend->all_gather(c, sendbuf, recvbuf, sendcount, dt);
+    op_end(c);
+}
+
+void comm_lib_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendcount, dtype_t dt,
+                     int root) {
+    if (root < 0 || root >= c->size) dp_fatal("rank %d: gather to root %d of %d", c->rank, root, c->size);
+    lib_begin(c, "gather", sendcount * (size_t)c->size, dt);
+    c->world->backend->gather(c, sendbuf, recvbuf, sendcount, dt, root);
+    op_end(c);
+}
+
+/* ---- accounting ------------------------------------------------------------------------------ */
+
+comm_counters_t comm_counters(const comm_t *c) {
+    comm_atomic_counters_t *a = c->counters;
+    return (comm_counters_t){atomic_load(&a->msgs_sent), atomic_load(&a->bytes_sent),
+                             atomic_load(&a->msgs_recv), atomic_load(&a->bytes_recv),
+                             atomic_load(&a->lib_calls), atomic_load(&a->lib_bytes),
+                             atomic_load(&a->ops)};
+}
+
+void comm_reset_counters(comm_t *c) {
+    comm_atomic_counters_t *a = c->counters;
+    atomic_store(&a->msgs_sent, 0);
+    atomic_store(&a->bytes_sent, 0);
+    atomic_store(&a->msgs_recv, 0);
+    atomic_store(&a->bytes_recv, 0);
+    atomic_store(&a->lib_calls, 0);
+    atomic_store(&a->lib_bytes, 0);
+    atomic_store(&a->ops, 0);
+}
+
+comm_counters_t comm_counters_diff(comm_counters_t a, comm_counters_t b) {
+    return (comm_counters_t){a.msgs_sent - b.msgs_sent, a.bytes_sent - b.bytes_sent,
+                             a.msgs_recv - b.msgs_recv, a.bytes_recv - b.bytes_recv,
+                             a.lib_calls - b.lib_calls, a.lib_bytes - b.lib_bytes, a.ops - b.ops};
+}

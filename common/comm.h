@@ -1,0 +1,113 @@
+/* comm.h — the communication seam. Every byte that moves between ranks goes through here.
+ *
+ * Algorithm code (the lessons) sees ranks, a world size and typed messages; it never names the
+ * transport. Backends: MPI (real processes, one machine or many) and, when MPI is not built, a world
+ * of size 1 — so call sites need no #ifdef.
+ *
+ *   lesson code ──► comm_send / comm_recv / comm_sendrecv      (the students' algorithms)
+ *               └─► comm_lib_allreduce / ...                   (library baselines, grader only)
+ *                          │
+ *          counters · sequence numbers · watchdog · α-β link emulator
+ *                          │
+ *                   backend: MPI | size-1
+ *
+ * Promises:
+ *   - Counts are element counts of a dtype. Bytes are only ever reported, in the counters.
+ *   - Every call is counted (messages and bytes sent and received per rank, library calls), so a
+ *     grader can tell which algorithm ran, not only what it computed.
+ *   - Nothing hangs: every operation that waits on another rank is watched. If it has not finished
+ *     after the timeout, the job ends with one line naming this rank, the peer, the operation and its
+ *     sequence number.
+ *   - comm_send returns when the buffer may be reused. Like MPI_Send it may wait for the receiver:
+ *     two ranks that both send a large message before receiving deadlock (and time out).
+ *
+ * Thread use: one comm_t per thread. A second thread (DDP's communication thread) works on its own
+ * comm_dup(); the counters of a dup may be shared with its parent. */
+#ifndef DPC_COMM_H
+#define DPC_COMM_H
+
+#include "dtype.h"
+#include "link.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { REDOP_SUM, REDOP_AVG, REDOP_MAX, REDOP_MIN } redop_t;
+
+typedef struct {
+    uint64_t msgs_sent, bytes_sent; /* point-to-point, this rank */
+    uint64_t msgs_recv, bytes_recv;
+    uint64_t lib_calls, lib_bytes;  /* library collectives: calls, and input bytes */
+    uint64_t ops;                   /* operations started (the sequence numbers handed out) */
+} comm_counters_t;
+
+typedef struct {
+    double timeout_s;        /* watchdog limit for one operation */
+    const char *link;        /* link preset name, "off" or "custom" */
+    double link_latency_us;  /* α override in µs (< 0: from the preset) */
+    double link_gbps;        /* β override in Gbit/s (< 0: from the preset) */
+    double link_slowdown;    /* time-dilation factor applied to presets */
+} comm_opts_t;
+
+#define COMM_DEFAULT_TIMEOUT_S 300.0
+
+void comm_opts_default(comm_opts_t *o);
+
+/* Options every program accepts (--timeout-s, --link, ...): a CLI_END-terminated table bound to o,
+ * to cli_join with the program's own table. */
+struct cli_opt;
+const struct cli_opt *comm_cli_opts(comm_opts_t *o);
+
+typedef struct comm comm_t;
+
+/* Start the world (MPI_Init when built with MPI). opts may be NULL (defaults). */
+comm_t *comm_init(int *argc, char ***argv, const comm_opts_t *opts);
+void comm_finalize(comm_t *c);
+
+/* A new communicator over the same ranks, with its own message space (for a second thread).
+ * share_counters: count its traffic in the parent's counters (true) or its own (false). */
+comm_t *comm_dup(comm_t *c, const char *name, bool share_counters);
+void comm_free(comm_t *c);
+
+int comm_rank(const comm_t *c);
+int comm_world_size(const comm_t *c);
+int comm_local_rank(const comm_t *c); /* rank among the ranks on this machine */
+int comm_local_size(const comm_t *c);
+const char *comm_backend_name(const comm_t *c);
+const link_t *comm_link(const comm_t *c);
+double comm_timeout_s(const comm_t *c);
+
+/* ---- point-to-point: what the students' algorithms are written with ------------------------- */
+void comm_send(comm_t *c, const void *buf, size_t count, dtype_t dt, int peer);
+void comm_recv(comm_t *c, void *buf, size_t count, dtype_t dt, int peer);
+/* Send to dst and receive from src at the same time (no deadlock whatever the sizes). Either side
+ * may be skipped with a peer of -1. */
+void comm_sendrecv(comm_t *c, const void *sendbuf, size_t sendcount, int dst, void *recvbuf,
+                   size_t recvcount, int src, dtype_t dt);
+void comm_barrier(comm_t *c);
+
+/* ---- library collectives: baselines and the grader's oracle, never inside a lesson's algorithm -- */
+/* sendbuf == recvbuf means in place. */
+void comm_lib_allreduce(comm_t *c, const void *sendbuf, void *recvbuf, size_t count, dtype_t dt,
+                        redop_t op);
+void comm_lib_broadcast(comm_t *c, void *buf, size_t count, dtype_t dt, int root);
+/* recvcount elements per rank; sendbuf holds world_size * recvcount. */
+void comm_lib_reduce_scatter(comm_t *c, const void *sendbuf, void *recvbuf, size_t recvcount,
+                             dtype_t dt, redop_t op);
+/* sendcount elements per rank; recvbuf holds world_size * sendcount. */
+void comm_lib_all_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendcount,
+                         dtype_t dt);
+/* Gather sendcount elements from every rank to root's recvbuf (world_size * sendcount). */
+void comm_lib_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendcount, dtype_t dt,
+                     int root);
+
+/* ---- accounting ------------------------------------------------------------------------------ */
+comm_counters_t comm_counters(const comm_t *c);
+void comm_reset_counters(comm_t *c);
+comm_counters_t comm_counters_diff(comm_counters_t after, comm_counters_t before);
+
+/* Modelled cost of one message under the link emulator (0 when off). */
+double comm_link_cost_s(const comm_t *c, size_t bytes);
+
+#endif

@@ -1,0 +1,78 @@
+/* comm_internal.h — what the generic layer (comm.c) and the backends (comm_mpi.c, comm_self.c)
+ * share. Not for lesson code. */
+#ifndef DPC_COMM_INTERNAL_H
+#define DPC_COMM_INTERNAL_H
+
+#include "comm.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+/* A backend moves bytes and runs library collectives; it knows nothing of counters, timeouts or the
+ * link emulator. Every function returns only when its operation has completed. */
+typedef struct {
+    const char *name;
+    /* Fill rank/size/local_rank/local_size and backend state of the world communicator. */
+    void (*init)(comm_t *c, int *argc, char ***argv);
+    void (*finalize)(comm_t *c);
+    void (*dup)(comm_t *parent, comm_t *child);
+    void (*free)(comm_t *c);
+    /* dst or src may be -1 (that side skipped). */
+    void (*sendrecv)(comm_t *c, const void *sbuf, size_t scount, int dst, void *rbuf, size_t rcount,
+                     int src, dtype_t dt);
+    void (*barrier)(comm_t *c);
+    void (*allreduce)(comm_t *c, const void *s, void *r, size_t count, dtype_t dt, redop_t op);
+    void (*broadcast)(comm_t *c, void *buf, size_t count, dtype_t dt, int root);
+    void (*reduce_scatter)(comm_t *c, const void *s, void *r, size_t recvcount, dtype_t dt,
+                           redop_t op);
+    void (*all_gather)(comm_t *c, const void *s, void *r, size_t sendcount, dtype_t dt);
+    void (*gather)(comm_t *c, const void *s, void *r, size_t sendcount, dtype_t dt, int root);
+    /* End every rank of the job now. */
+    void (*abort)(int status);
+} comm_backend_t;
+
+typedef struct {
+    _Atomic uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv, lib_calls, lib_bytes, ops;
+} comm_atomic_counters_t;
+
+/* The operation a comm is waiting in, for the watchdog. */
+typedef struct {
+    double deadline; /* 0 = idle */
+    const char *op;
+    int send_peer, recv_peer;
+    size_t send_count, recv_count;
+    dtype_t dt;
+    uint64_t seq;
+} comm_inflight_t;
+
+#define COMM_MAX_COMMS 32
+
+/* One per process: shared by the world communicator and all its dups. */
+typedef struct {
+    comm_opts_t opts;
+    link_t link;
+    pthread_mutex_t lock;    /* guards comms[], port_free_at */
+    comm_t *comms[COMM_MAX_COMMS];
+    double port_free_at;     /* emulator: when this rank's outgoing link is free again */
+    pthread_t watchdog;
+    bool watchdog_running;
+    _Atomic bool stopping;
+    const comm_backend_t *backend;
+} comm_world_t;
+
+struct comm {
+    int rank, size, local_rank, local_size;
+    char name[32];
+    comm_world_t *world;
+    comm_atomic_counters_t own_counters;
+    comm_atomic_counters_t *counters; /* own_counters or the parent's */
+    uint64_t seq;                     /* next operation number on this comm */
+    pthread_mutex_t inflight_lock;
+    comm_inflight_t inflight;
+    void *be;                         /* backend state */
+};
+
+extern const comm_backend_t comm_backend_mpi;
+extern const comm_backend_t comm_backend_self;
+
+#endif

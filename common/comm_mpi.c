@@ -1,0 +1,184 @@
+/* comm_mpi.c — the MPI backend: real processes on one machine or many (mpirun, srun).
+ *
+ * Point-to-point uses nonblocking MPI and polls for completion, backing off from spinning to
+ * yielding to sleeping, so that a rank waiting for a slow peer (or for the link emulator) leaves the
+ * CPU to the ranks and threads that have work. Library collectives are the MPI library's own
+ * (blocking) ones: they are the baseline the course's algorithms are measured against. */
+#ifdef DPC_HAVE_MPI
+#define _GNU_SOURCE
+#include "comm_internal.h"
+
+#include "util.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct {
+    MPI_Comm comm;
+} mpi_state_t;
+
+static MPI_Comm mcomm(const comm_t *c) { return ((mpi_state_t *)c->be)->comm; }
+
+static MPI_Datatype mpi_type(dtype_t dt) {
+    switch (dt) {
+    case DT_F32: return MPI_FLOAT;
+    case DT_F64: return MPI_DOUBLE;
+    case DT_I32: return MPI_INT32_T;
+    case DT_I64: return MPI_INT64_T;
+    case DT_U8: return MPI_UINT8_T;
+    case DT_U32: return MPI_UINT32_T;
+    case DT_U64: return MPI_UINT64_T;
+    default: dp_fatal("dtype %d has no MPI type", (int)dt);
+    }
+}
+
+static MPI_Op mpi_op(redop_t op) {
+    switch (op) {
+    case REDOP_SUM:
+    case REDOP_AVG: return MPI_SUM; /* MPI has no average: sum, then divide (below) */
+    case REDOP_MAX: return MPI_MAX;
+    case REDOP_MIN: return MPI_MIN;
+    }
+    return MPI_SUM;
+}
+
+static int mpi_count(const comm_t *c, size_t count) {
+    if (count > (size_t)INT_MAX)
+        dp_fatal("rank %d: a message of %zu elements is larger than MPI's int count allows; split it",
+                 c->rank, count);
+    return (int)count;
+}
+
+static void divide(void *buf, size_t count, dtype_t dt, int n) {
+    if (dt == DT_F32) {
+        float *x = buf;
+        for (size_t i = 0; i < count; i++) x[i] /= (float)n;
+    } else {
+        double *x = buf;
+        for (size_t i = 0; i < count; i++) x[i] /= (double)n;
+    }
+}
+
+static void check(const comm_t *c, int err, const char *what) {
+    if (err == MPI_SUCCESS) return;
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(err, msg, &len);
+    dp_fatal("rank %d: MPI %s failed: %s", c->rank, what, msg);
+}
+
+static void mpi_init(comm_t *c, int *argc, char ***argv) {
+    int provided = 0;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided < MPI_THREAD_MULTIPLE)
+        dp_fatal("this MPI library does not support MPI_THREAD_MULTIPLE (DDP's communication "
+                 "thread needs it); use Open MPI 4 or newer");
+    mpi_state_t *s = dp_calloc(1, sizeof *s);
+    MPI_Comm_dup(MPI_COMM_WORLD, &s->comm);
+    MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
+    c->be = s;
+    MPI_Comm_rank(s->comm, &c->rank);
+    MPI_Comm_size(s->comm, &c->size);
+    MPI_Comm local;
+    MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &local);
+    MPI_Comm_rank(local, &c->local_rank);
+    MPI_Comm_size(local, &c->local_size);
+    MPI_Comm_free(&local);
+}
+
+static void mpi_free(comm_t *c) {
+    mpi_state_t *s = c->be;
+    MPI_Comm_free(&s->comm);
+    free(s);
+}
+
+static void mpi_finalize(comm_t *c) {
+    mpi_free(c);
+    MPI_Finalize();
+}
+
+static void mpi_dup(comm_t *parent, comm_t *child) {
+    mpi_state_t *s = dp_calloc(1, sizeof *s);
+    check(parent, MPI_Comm_dup(mcomm(parent), &s->comm), "Comm_dup");
+    MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
+    child->be = s;
+}
+
+/* Wait for requests: spin briefly (the peer is usually about to answer), then yield the core to
+ * other ranks, then sleep in short naps. The watchdog in comm.c ends the job if this never returns. */
+static void wait_all(const comm_t *c, int n, MPI_Request *reqs) {
+    for (unsigned polls = 0;; polls++) {
+        int done = 0;
+        check(c, MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE), "Testall");
+        if (done) return;
+        if (polls < 64) continue;
+        if (polls < 4096) {
+            sched_yield();
+            continue;
+        }
+        struct timespec nap = {0, 20 * 1000};
+        nanosleep(&nap, NULL);
+    }
+}
+
+static void mpi_sendrecv(comm_t *c, const void *sbuf, size_t scount, int dst, void *rbuf,
+                         size_t rcount, int src, dtype_t dt) {
+    MPI_Request reqs[2];
+    int n = 0;
+    MPI_Datatype t = mpi_type(dt);
+    if (src >= 0)
+        check(c, MPI_Irecv(rbuf, mpi_count(c, rcount), t, src, 0, mcomm(c), &reqs[n++]), "Irecv");
+    if (dst >= 0)
+        check(c, MPI_Isend(sbuf, mpi_count(c, scount), t, dst, 0, mcomm(c), &reqs[n++]), "Isend");
+    wait_all(c, n, reqs);
+}
+
+static void mpi_barrier(comm_t *c) { check(c, MPI_Barrier(mcomm(c)), "Barrier"); }
+
+static void mpi_allreduce(comm_t *c, const void *s, void *r, size_t count, dtype_t dt, redop_t op) {
+    const void *in = s == r ? MPI_IN_PLACE : s;
+    check(c, MPI_Allreduce(in, r, mpi_count(c, count), mpi_type(dt), mpi_op(op), mcomm(c)),
+          "Allreduce");
+    if (op == REDOP_AVG) divide(r, count, dt, c->size);
+}
+
+static void mpi_broadcast(comm_t *c, void *buf, size_t count, dtype_t dt, int root) {
+    check(c, MPI_Bcast(buf, mpi_count(c, count), mpi_type(dt), root, mcomm(c)), "Bcast");
+}
+
+static void mpi_reduce_scatter(comm_t *c, const void *s, void *r, size_t recvcount, dtype_t dt,
+                               redop_t op) {
+    mpi_count(c, recvcount * (size_t)c->size);
+    check(c,
+          MPI_Reduce_scatter_block(s, r, mpi_count(c, recvcount), mpi_type(dt), mpi_op(op),
+                                   mcomm(c)),
+          "Reduce_scatter_block");
+    if (op == REDOP_AVG) divide(r, recvcount, dt, c->size);
+}
+
+static void mpi_all_gather(comm_t *c, const void *s, void *r, size_t sendcount, dtype_t dt) {
+    int n = mpi_count(c, sendcount);
+    mpi_count(c, sendcount * (size_t)c->size);
+    check(c, MPI_Allgather(s, n, mpi_type(dt), r, n, mpi_type(dt), mcomm(c)), "Allgather");
+}
+
+static void mpi_gather(comm_t *c, const void *s, void *r, size_t sendcount, dtype_t dt, int root) {
+    int n = mpi_count(c, sendcount);
+    mpi_count(c, sendcount * (size_t)c->size);
+    check(c, MPI_Gather(s, n, mpi_type(dt), r, n, mpi_type(dt), root, mcomm(c)), "Gather");
+}
+
+static void mpi_abort(int status) { MPI_Abort(MPI_COMM_WORLD, status); }
+
+const comm_backend_t comm_backend_mpi = {
+    "mpi",          mpi_init,      mpi_finalize,       mpi_dup,        mpi_free,
+    mpi_sendrecv,   mpi_barrier,   mpi_allreduce,      mpi_broadcast,  mpi_reduce_scatter,
+    mpi_all_gather, mpi_gather,    mpi_abort,
+};
+#else
+typedef int comm_mpi_not_built; /* ISO C forbids an empty translation unit */
+#endif

@@ -1,0 +1,21 @@
+/* dtype.h — element types. Counts in this project are element counts of a dtype; a byte count is
+ * always named *_bytes. Names follow NCCL (ncclFloat32 ...) and safetensors ("F32" ...). */
+#ifndef DPC_DTYPE_H
+#define DPC_DTYPE_H
+
+#include <stddef.h>
+
+typedef enum { DT_F32, DT_F64, DT_I32, DT_I64, DT_U8, DT_U32, DT_U64, DT_COUNT } dtype_t;
+
+static inline size_t dtype_size(dtype_t t) {
+    static const size_t sizes[DT_COUNT] = {4, 8, 4, 8, 1, 4, 8};
+    return sizes[t];
+}
+
+/* "F32", "F64", "I32", "I64", "U8", "U32", "U64" — the safetensors spelling. */
+static inline const char *dtype_name(dtype_t t) {
+    static const char *names[DT_COUNT] = {"F32", "F64", "I32", "I64", "U8", "U32", "U64"};
+    return names[t];
+}
+
+#endif

@@ -1,0 +1,53 @@
+/* link.h — the α-β link emulator.
+ *
+ * Sending a message of b bytes over a link with latency α (seconds) and bandwidth β (bytes/s) costs
+ *
+ *      T(b) = α + b / β
+ *
+ * On one laptop the real transport (shared memory) is far faster than any network, so communication
+ * looks free and overlap looks pointless. With the emulator on, every message first waits T(b) —
+ * sleeping, not spinning, so the CPU stays free for compute — and the link of the sending rank is
+ * busy meanwhile: two sends from one rank queue behind each other (each rank has one outgoing port,
+ * full duplex: receiving costs nothing extra).
+ *
+ *   rank r ──[ wait α + b/β ]──► real send ──► rank s
+ *
+ * Presets describe real interconnects played back in slow motion: the emulated cluster runs
+ * `slowdown` times slower than real time (default 1000, roughly how much slower one CPU core is than
+ * one GPU on this course's small GEMMs), so latency is multiplied and bandwidth divided by it. That
+ * keeps the ratio of communication to computation close to what a GPU cluster would see. */
+#ifndef DPC_LINK_H
+#define DPC_LINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LINK_DEFAULT_SLOWDOWN 1000.0
+
+typedef struct {
+    const char *name;   /* "off", "custom" or a preset name */
+    double latency_s;   /* α */
+    double bytes_per_s; /* β; 0 = infinite */
+} link_t;
+
+typedef struct {
+    const char *name;
+    double real_latency_s;
+    double real_bytes_per_s;
+    const char *what;
+} link_preset_t;
+
+/* The presets: NULL-terminated. */
+const link_preset_t *link_presets(void);
+
+/* Build a link from a preset name (scaled by slowdown). Returns false for an unknown name. */
+bool link_from_preset(const char *name, double slowdown, link_t *out);
+
+/* Cost of one message of `bytes` bytes; 0 when the link is off. */
+double link_cost_s(const link_t *link, size_t bytes);
+
+static inline bool link_enabled(const link_t *link) {
+    return link->latency_s > 0 || link->bytes_per_s > 0;
+}
+
+#endif

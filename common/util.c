@@ -1,0 +1,121 @@
+/* util.c — see util.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static const char *progname = "dpc";
+static void (*abort_hook)(int) = NULL;
+
+void dp_set_progname(const char *argv0) {
+    const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
+    progname = slash ? slash + 1 : (argv0 ? argv0 : "dpc");
+}
+
+const char *dp_progname(void) { return progname; }
+
+void dp_set_abort_hook(void (*hook)(int)) { abort_hook = hook; }
+
+void dp_fatal(const char *fmt, ...) {
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s: %s\n", progname, line);
+    fflush(stderr);
+    fflush(stdout);
+    if (abort_hook) abort_hook(1);
+    exit(1);
+}
+
+void *dp_malloc(size_t bytes) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) dp_fatal("out of memory allocating %zu bytes", bytes);
+    return p;
+}
+
+void *dp_calloc(size_t count, size_t size) {
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) dp_fatal("out of memory allocating %zu x %zu bytes", count, size);
+    return p;
+}
+
+void *dp_aligned_alloc(size_t bytes) {
+    void *p = NULL;
+    if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0)
+        dp_fatal("out of memory allocating %zu bytes", bytes);
+    return p;
+}
+
+char *dp_strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = dp_malloc(n);
+    memcpy(d, s, n);
+    return d;
+}
+
+double dp_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void dp_sleep_until(double t) {
+    struct timespec ts;
+    ts.tv_sec = (time_t)t;
+    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+    if (ts.tv_nsec >= 1000000000L) ts.tv_nsec = 999999999L;
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+    }
+}
+
+unsigned char *dp_read_file(const char *path, size_t *len) {
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) != 0) {
+        fclose(f);
+        return NULL;
+    }
+    long n = ftell(f);
+    if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return NULL;
+    }
+    unsigned char *buf = dp_malloc((size_t)n + 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    fclose(f);
+    if (got != (size_t)n) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = (size_t)n;
+    return buf;
+}
+
+void dp_mkdir_for(const char *path) {
+    char *d = dp_strdup(path);
+    char *slash = strrchr(d, '/');
+    if (!slash) {
+        free(d);
+        return;
+    }
+    *slash = 0;
+    for (char *p = d + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(d, 0777) != 0 && errno != EEXIST) dp_fatal("cannot create directory %s: %s", d, strerror(errno));
+        *p = '/';
+    }
+    if (d[0] && mkdir(d, 0777) != 0 && errno != EEXIST)
+        dp_fatal("cannot create directory %s: %s", d, strerror(errno));
+    free(d);
+}

@@ -1,0 +1,43 @@
+/* util.h — the few helpers every file needs: fatal errors, checked allocation, a clock.
+ *
+ * Errors in this project are one line, say what is wrong and what to do, and exit non-zero.
+ * In a multi-rank job a fatal error on one rank must bring the others down too (otherwise they would
+ * wait for it until their timeout): the comm seam installs an abort hook that does that. */
+#ifndef DPC_UTIL_H
+#define DPC_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define DP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define DP_NORETURN __attribute__((noreturn))
+#else
+#define DP_PRINTF(f, a)
+#define DP_NORETURN
+#endif
+
+/* Print "<prog>: <message>" on stderr and end the job (all ranks) with exit status 1. */
+DP_NORETURN void dp_fatal(const char *fmt, ...) DP_PRINTF(1, 2);
+
+/* Program name used as the prefix of error lines (set once from argv[0] by cli_parse or by hand). */
+void dp_set_progname(const char *argv0);
+const char *dp_progname(void);
+
+/* Called by dp_fatal after printing, before exit(): the comm seam uses it to abort every rank. */
+void dp_set_abort_hook(void (*hook)(int status));
+
+void *dp_malloc(size_t bytes);               /* never returns NULL; fatal on failure */
+void *dp_calloc(size_t count, size_t size);  /* zeroed */
+void *dp_aligned_alloc(size_t bytes);        /* 64-byte aligned, free() it; fatal on failure */
+char *dp_strdup(const char *s);
+
+double dp_now(void);                /* monotonic seconds */
+void dp_sleep_until(double t);      /* sleep (not spin) until dp_now() >= t */
+
+/* Read a whole file; returns NULL (and sets *len = 0) when it cannot be opened. */
+unsigned char *dp_read_file(const char *path, size_t *len);
+/* mkdir -p for the directory part of path ("a/b/c.txt" creates a/b). Fatal on failure. */
+void dp_mkdir_for(const char *path);
+
+#endif
