@@ -5,6 +5,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { DT_F32, DT_F64, DT_I32, DT_I64, DT_U8, DT_U32, DT_U64, DT_COUNT } dtype_t;
 
 static inline size_t dtype_size(dtype_t t) {
@@ -17,5 +21,9 @@ static inline const char *dtype_name(dtype_t t) {
     static const char *names[DT_COUNT] = {"F32", "F64", "I32", "I64", "U8", "U32", "U64"};
     return names[t];
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #if defined(__GNUC__)
 #define DP_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define DP_NORETURN __attribute__((noreturn))
@@ -39,5 +43,9 @@ void dp_sleep_until(double t);      /* sleep (not spin) until dp_now() >= t */
 unsigned char *dp_read_file(const char *path, size_t *len);
 /* mkdir -p for the directory part of path ("a/b/c.txt" creates a/b). Fatal on failure. */
 void dp_mkdir_for(const char *path);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,155 @@
+/* data.c — see data.h. */
+#include "data.h"
+
+#include "crc32.h"
+#include "rng.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t rd32(const unsigned char *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+static int fail(char *err, size_t n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int dataset_try_load(const char *path, dataset_t *ds, char *err, size_t errlen) {
+    memset(ds, 0, sizeof *ds);
+    size_t len = 0;
+    unsigned char *buf = dp_read_file(path, &len);
+    if (!buf)
+        return fail(err, errlen,
+                    "dataset %s not found or unreadable; build it with 'make dataset' or pass "
+                    "--data PATH",
+                    path);
+    int rc = -1;
+    if (len < DATA_HEADER_BYTES || memcmp(buf, DATA_MAGIC, 8) != 0) {
+        fail(err, errlen, "%s is not a dataset file (bad magic); rebuild it with 'make dataset'", path);
+        goto out;
+    }
+    uint32_t version = rd32(buf + 8), V = rd32(buf + 12), crc = rd32(buf + 24);
+    uint64_t n = rd64(buf + 16);
+    if (version != DATA_VERSION) {
+        fail(err, errlen, "%s has format version %u, this build reads version %d; rebuild it", path,
+             version, DATA_VERSION);
+        goto out;
+    }
+    if (V < 1 || V > 256) {
+        fail(err, errlen, "%s is corrupt: vocabulary size %u (1..256 allowed)", path, V);
+        goto out;
+    }
+    if ((uint64_t)len != DATA_HEADER_BYTES + V + n) {
+        fail(err, errlen,
+             "%s is corrupt or truncated: header says %llu tokens (%llu bytes in all) but the file "
+             "has %zu bytes; rebuild it",
+             path, (unsigned long long)n, (unsigned long long)(DATA_HEADER_BYTES + V + n), len);
+        goto out;
+    }
+    const uint8_t *tok = buf + DATA_HEADER_BYTES + V;
+    if (crc32_update(0, tok, n) != crc) {
+        fail(err, errlen, "%s is corrupt: token checksum mismatch; rebuild it", path);
+        goto out;
+    }
+    for (uint64_t i = 0; i < n; i++)
+        if (tok[i] >= V) {
+            fail(err, errlen, "%s is corrupt: token %llu has id %u >= vocabulary size %u", path,
+                 (unsigned long long)i, tok[i], V);
+            goto out;
+        }
+    ds->vocab_size = V;
+    memcpy(ds->vocab, buf + DATA_HEADER_BYTES, V);
+    ds->n_tokens = n;
+    ds->tokens = dp_malloc(n ? n : 1);
+    memcpy(ds->tokens, tok, n);
+    rc = 0;
+out:
+    free(buf);
+    return rc;
+}
+
+void dataset_load(const char *path, dataset_t *ds) {
+    char err[512];
+    if (dataset_try_load(path, ds, err, sizeof err) != 0) dp_fatal("%s", err);
+}
+
+void dataset_free(dataset_t *ds) {
+    free(ds->tokens);
+    memset(ds, 0, sizeof *ds);
+}
+
+static void wr32(unsigned char *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+int dataset_write(const char *path, const char *vocab, uint32_t V, const uint8_t *tokens, size_t n) {
+    unsigned char h[DATA_HEADER_BYTES] = {0};
+    memcpy(h, DATA_MAGIC, 8);
+    wr32(h + 8, DATA_VERSION);
+    wr32(h + 12, V);
+    wr32(h + 16, (uint32_t)n);
+    wr32(h + 20, (uint32_t)((uint64_t)n >> 32));
+    wr32(h + 24, crc32_update(0, tokens, n));
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    int ok = fwrite(h, 1, sizeof h, f) == sizeof h && fwrite(vocab, 1, V, f) == V &&
+             fwrite(tokens, 1, n, f) == n;
+    return (fclose(f) == 0 && ok) ? 0 : -1;
+}
+
+size_t dataset_num_examples(const dataset_t *ds, int context) {
+    return ds->n_tokens > (size_t)context ? ds->n_tokens - (size_t)context : 0;
+}
+
+void dataset_example(const dataset_t *ds, int context, size_t i, int32_t *ctx, int32_t *target) {
+    for (int t = 0; t < context; t++) ctx[t] = ds->tokens[i + (size_t)t];
+    *target = ds->tokens[i + (size_t)context];
+}
+
+void dataset_gather(const dataset_t *ds, int context, const uint32_t *idx, size_t n, int32_t *ctx,
+                    int32_t *targets) {
+    for (size_t b = 0; b < n; b++) dataset_example(ds, context, idx[b], ctx + b * (size_t)context, &targets[b]);
+}
+
+void data_order_init(data_order_t *o, uint64_t seed, size_t n_examples, size_t batch) {
+    if (batch == 0) dp_fatal("batch size must be positive");
+    if (n_examples < batch)
+        dp_fatal("the dataset has %zu examples, fewer than one global batch of %zu; use a smaller "
+                 "--batch or a larger dataset",
+                 n_examples, batch);
+    if (n_examples > UINT32_MAX) dp_fatal("datasets of more than 2^32 examples are not supported");
+    o->seed = seed;
+    o->n_examples = n_examples;
+    o->batch = batch;
+    o->steps_per_epoch = n_examples / batch;
+    o->perm = dp_malloc(n_examples * sizeof(uint32_t));
+    o->perm_epoch = -1;
+}
+
+void data_order_free(data_order_t *o) {
+    free(o->perm);
+    o->perm = NULL;
+}
+
+void data_order_batch(data_order_t *o, uint64_t step, uint32_t *idx) {
+    int64_t epoch = (int64_t)(step / o->steps_per_epoch);
+    if (epoch != o->perm_epoch) {
+        rng_t r;
+        /* one stream per (seed, epoch): mix the epoch into the key */
+        rng_init(&r, o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)epoch + 1);
+        rng_permutation(&r, o->perm, (uint32_t)o->n_examples);
+        o->perm_epoch = epoch;
+    }
+    size_t start = (size_t)(step % o->steps_per_epoch) * o->batch;
+    memcpy(idx, o->perm + start, o->batch * sizeof(uint32_t));
+}

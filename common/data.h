@@ -1,0 +1,73 @@
+/* data.h — token datasets and the order examples are visited in.
+ *
+ * File format (.tok, little-endian), written by datasets/build_words:
+ *
+ *   offset  size  field
+ *   0       8     magic "DPCTOK1\0"
+ *   8       4     version = 1
+ *   12      4     vocab_size V (1..256)
+ *   16      8     n_tokens
+ *   24      4     CRC-32 of the token bytes
+ *   28      4     reserved, 0
+ *   32      V     vocabulary: the character each token id stands for
+ *   32+V    n     tokens, one byte each, every one < V
+ *
+ * An example is a window of the token stream: the `context` tokens at positions [i, i+context)
+ * and the token at i+context to predict, for i in [0, n_tokens - context).
+ *
+ * The order: epoch e visits the examples in a permutation drawn from the counter-based RNG stream
+ * (seed, e); global batch s takes the next `batch` examples of that order. The last partial batch of
+ * an epoch is dropped, so every step has exactly `batch` examples:
+ *
+ *   epoch 0: [ p0 p1 ... p(B-1) | pB ... p(2B-1) | ... | dropped ]   epoch 1: [ new permutation ...
+ *              step 0              step 1 */
+#ifndef DPC_DATA_H
+#define DPC_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DATA_MAGIC "DPCTOK1"
+#define DATA_VERSION 1
+#define DATA_HEADER_BYTES 32
+
+typedef struct {
+    uint32_t vocab_size;
+    char vocab[256];
+    uint8_t *tokens;
+    size_t n_tokens;
+} dataset_t;
+
+/* Load and validate; on any problem prints one line (naming the file and what is wrong) and exits. */
+void dataset_load(const char *path, dataset_t *ds);
+/* Same, but returns 0 on success and writes the problem into err (for tests). */
+int dataset_try_load(const char *path, dataset_t *ds, char *err, size_t errlen);
+void dataset_free(dataset_t *ds);
+/* Write a dataset file (the builder and the tests use it). Returns 0 on success. */
+int dataset_write(const char *path, const char *vocab, uint32_t vocab_size, const uint8_t *tokens,
+                  size_t n_tokens);
+
+size_t dataset_num_examples(const dataset_t *ds, int context);
+/* Example i: context tokens into ctx[0..context), the target into *target. */
+void dataset_example(const dataset_t *ds, int context, size_t i, int32_t *ctx, int32_t *target);
+
+/* The visiting order. */
+typedef struct {
+    uint64_t seed;
+    size_t n_examples;
+    size_t batch;           /* global batch size */
+    size_t steps_per_epoch; /* n_examples / batch */
+    uint32_t *perm;         /* permutation of the cached epoch */
+    int64_t perm_epoch;     /* which epoch perm holds (-1: none) */
+} data_order_t;
+
+void data_order_init(data_order_t *o, uint64_t seed, size_t n_examples, size_t batch);
+void data_order_free(data_order_t *o);
+/* Example indices of global batch `step` into idx[0..batch). */
+void data_order_batch(data_order_t *o, uint64_t step, uint32_t *idx);
+
+/* Gather examples idx[0..n) into ctx[n*context] and targets[n]. */
+void dataset_gather(const dataset_t *ds, int context, const uint32_t *idx, size_t n, int32_t *ctx,
+                    int32_t *targets);
+
+#endif

@@ -1,0 +1,68 @@
+/* ops.h — the math the lessons use but do not teach, behind one seam.
+ *
+ * Lesson code calls ops_*(ops, ...) on buffers that live where the ops context says (host memory for
+ * OPS_CPU, device memory for OPS_CUDA). Adding a device therefore adds a backend here and touches no
+ * lesson code. Matrices are row-major; a [rows, cols] matrix has leading dimension cols.
+ *
+ * CPU backend: GEMM through CBLAS (OpenBLAS, one thread per rank by default: ranks are the
+ * parallelism), the rest plain loops in a fixed order, so results are deterministic run to run. */
+#ifndef DPC_OPS_H
+#define DPC_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { OPS_CPU, OPS_CUDA } ops_backend_t;
+
+typedef struct {
+    ops_backend_t backend;
+    int threads;   /* BLAS threads (CPU) */
+    void *device;  /* backend state (CUDA handles) */
+} ops_t;
+
+/* Create a context. threads <= 0 means 1. OPS_CUDA fails with a clear error when no GPU (or no CUDA
+ * build) is available. */
+ops_t *ops_create(ops_backend_t backend, int threads);
+void ops_destroy(ops_t *ops);
+bool ops_cuda_available(void);
+
+/* Memory in the context's space. */
+float *ops_alloc(const ops_t *ops, size_t count);   /* zeroed */
+void ops_free(const ops_t *ops, float *p);
+void ops_to_host(const ops_t *ops, float *host, const float *src, size_t count);
+void ops_from_host(const ops_t *ops, float *dst, const float *host, size_t count);
+
+/* C[M,N] = alpha * op(A) * op(B) + beta * C, op(X) = X or Xᵀ; A is [M,K] (or [K,M] if transA). */
+void ops_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha,
+              const float *A, const float *B, float beta, float *C);
+
+/* out[j] += Σ_i x[i, j] over rows i (x is [rows, cols]). */
+void ops_colsum_acc(const ops_t *ops, const float *x, int rows, int cols, float *out);
+
+/* y = tanh(x) (x == y allowed); dx = dy ⊙ (1 − y²) (dx == dy allowed). */
+void ops_tanh_forward(const ops_t *ops, const float *x, float *y, size_t n);
+void ops_tanh_backward(const ops_t *ops, const float *y, const float *dy, float *dx, size_t n);
+
+/* Embedding: out[b, t*E + e] = table[idx[b*T + t], e] for B*T indices;
+ * backward accumulates dtable[idx[b*T+t], e] += dout[b, t*E + e] in (b, t) order. */
+void ops_embedding_forward(const ops_t *ops, const float *table, const int32_t *idx, int B, int T,
+                           int E, float *out);
+void ops_embedding_backward(const ops_t *ops, const float *dout, const int32_t *idx, int B, int T,
+                            int E, float *dtable);
+
+void ops_fill(const ops_t *ops, float *x, float value, size_t n);
+void ops_scale(const ops_t *ops, float *x, float alpha, size_t n);               /* x *= alpha */
+void ops_axpy(const ops_t *ops, float alpha, const float *x, float *y, size_t n); /* y += alpha x */
+void ops_copy(const ops_t *ops, const float *src, float *dst, size_t n);
+double ops_sumsq(const ops_t *ops, const float *x, size_t n); /* Σ x², accumulated in double */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

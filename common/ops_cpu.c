@@ -1,0 +1,160 @@
+/* ops_cpu.c — the CPU backend of ops.h. */
+#include "ops.h"
+
+#include "util.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef DPC_HAVE_CUDA
+#include "ops_cuda.h"
+#define ON_GPU(ops) ((ops)->backend == OPS_CUDA)
+#else
+#define ON_GPU(ops) 0
+#define ops_cuda_fail() dp_fatal("this build has no CUDA support (install the CUDA Toolkit, make clean, make)")
+#endif
+
+#ifndef DPC_HAVE_CUDA
+bool ops_cuda_available(void) { return false; }
+#endif
+
+ops_t *ops_create(ops_backend_t backend, int threads) {
+    ops_t *ops = dp_calloc(1, sizeof *ops);
+    ops->backend = backend;
+    ops->threads = threads > 0 ? threads : 1;
+    if (backend == OPS_CUDA) {
+#ifdef DPC_HAVE_CUDA
+        ops_cuda_init(ops);
+#else
+        ops_cuda_fail();
+#endif
+    } else {
+        openblas_set_num_threads(ops->threads);
+    }
+    return ops;
+}
+
+void ops_destroy(ops_t *ops) {
+#ifdef DPC_HAVE_CUDA
+    if (ON_GPU(ops)) ops_cuda_destroy(ops);
+#endif
+    free(ops);
+}
+
+#ifdef DPC_HAVE_CUDA
+#define DISPATCH(call)                                                                             \
+    do {                                                                                           \
+        if (ON_GPU(ops)) {                                                                         \
+            call;                                                                                  \
+            return;                                                                                \
+        }                                                                                          \
+    } while (0)
+#define DISPATCH_RET(call)                                                                         \
+    do {                                                                                           \
+        if (ON_GPU(ops)) return call;                                                              \
+    } while (0)
+#else
+#define DISPATCH(call) (void)0
+#define DISPATCH_RET(call) (void)0
+#endif
+
+float *ops_alloc(const ops_t *ops, size_t count) {
+    DISPATCH_RET(ops_cuda_alloc(ops, count));
+    float *p = dp_aligned_alloc(count * sizeof(float));
+    memset(p, 0, count * sizeof(float));
+    return p;
+}
+
+void ops_free(const ops_t *ops, float *p) {
+    DISPATCH(ops_cuda_free(ops, p));
+    free(p);
+}
+
+void ops_to_host(const ops_t *ops, float *host, const float *src, size_t count) {
+    DISPATCH(ops_cuda_to_host(ops, host, src, count));
+    if (host != src && count) memcpy(host, src, count * sizeof(float));
+}
+
+void ops_from_host(const ops_t *ops, float *dst, const float *host, size_t count) {
+    DISPATCH(ops_cuda_from_host(ops, dst, host, count));
+    if (dst != host && count) memcpy(dst, host, count * sizeof(float));
+}
+
+void ops_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha,
+              const float *A, const float *B, float beta, float *C) {
+    DISPATCH(ops_cuda_gemm(ops, transA, transB, M, N, K, alpha, A, B, beta, C));
+    if (M == 0 || N == 0) return;
+    if (K == 0) { /* BLAS leaves C alone for K == 0 only when beta == 1: make it exact */
+        for (size_t i = 0; i < (size_t)M * (size_t)N; i++) C[i] = beta == 0 ? 0.0f : beta * C[i];
+        return;
+    }
+    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
+                M, N, K, alpha, A, transA ? M : K, B, transB ? K : N, beta, C, N);
+}
+
+void ops_colsum_acc(const ops_t *ops, const float *x, int rows, int cols, float *out) {
+    DISPATCH(ops_cuda_colsum_acc(ops, x, rows, cols, out));
+    for (int i = 0; i < rows; i++) {
+        const float *row = x + (size_t)i * (size_t)cols;
+        for (int j = 0; j < cols; j++) out[j] += row[j];
+    }
+}
+
+void ops_tanh_forward(const ops_t *ops, const float *x, float *y, size_t n) {
+    DISPATCH(ops_cuda_tanh_forward(ops, x, y, n));
+    for (size_t i = 0; i < n; i++) y[i] = tanhf(x[i]);
+}
+
+void ops_tanh_backward(const ops_t *ops, const float *y, const float *dy, float *dx, size_t n) {
+    DISPATCH(ops_cuda_tanh_backward(ops, y, dy, dx, n));
+    for (size_t i = 0; i < n; i++) dx[i] = dy[i] * (1.0f - y[i] * y[i]);
+}
+
+void ops_embedding_forward(const ops_t *ops, const float *table, const int32_t *idx, int B, int T,
+                           int E, float *out) {
+    DISPATCH(ops_cuda_embedding_forward(ops, table, idx, B, T, E, out));
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++)
+            memcpy(out + ((size_t)b * T + t) * E, table + (size_t)idx[b * T + t] * E,
+                   (size_t)E * sizeof(float));
+}
+
+void ops_embedding_backward(const ops_t *ops, const float *dout, const int32_t *idx, int B, int T,
+                            int E, float *dtable) {
+    DISPATCH(ops_cuda_embedding_backward(ops, dout, idx, B, T, E, dtable));
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++) {
+            const float *src = dout + ((size_t)b * T + t) * E;
+            float *dst = dtable + (size_t)idx[b * T + t] * E;
+            for (int e = 0; e < E; e++) dst[e] += src[e];
+        }
+}
+
+void ops_fill(const ops_t *ops, float *x, float value, size_t n) {
+    DISPATCH(ops_cuda_fill(ops, x, value, n));
+    for (size_t i = 0; i < n; i++) x[i] = value;
+}
+
+void ops_scale(const ops_t *ops, float *x, float alpha, size_t n) {
+    DISPATCH(ops_cuda_scale(ops, x, alpha, n));
+    for (size_t i = 0; i < n; i++) x[i] *= alpha;
+}
+
+void ops_axpy(const ops_t *ops, float alpha, const float *x, float *y, size_t n) {
+    DISPATCH(ops_cuda_axpy(ops, alpha, x, y, n));
+    for (size_t i = 0; i < n; i++) y[i] += alpha * x[i];
+}
+
+void ops_copy(const ops_t *ops, const float *src, float *dst, size_t n) {
+    DISPATCH(ops_cuda_copy(ops, src, dst, n));
+    if (src != dst && n) memmove(dst, src, n * sizeof(float));
+}
+
+double ops_sumsq(const ops_t *ops, const float *x, size_t n) {
+    DISPATCH_RET(ops_cuda_sumsq(ops, x, n));
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += (double)x[i] * (double)x[i];
+    return s;
+}

@@ -1,0 +1,226 @@
+/* ops_cuda.cu — the CUDA backend of ops.h: cuBLAS for GEMM, small kernels for the rest.
+ * Everything runs on the context's stream; nothing here synchronises the device except the calls
+ * that return a value to the host (ops_cuda_sumsq, copies to the host). */
+#include "ops_cuda.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+typedef struct {
+    cublasHandle_t blas;
+    cudaStream_t stream;
+    double *partials; /* device scratch for reductions */
+    double *host_partials;
+} cuda_state_t;
+
+#define SUMSQ_BLOCKS 256
+#define THREADS 256
+
+static cuda_state_t *st(const ops_t *ops) { return (cuda_state_t *)ops->device; }
+
+static void ck(cudaError_t e, const char *what) {
+    if (e != cudaSuccess) dp_fatal("CUDA %s failed: %s", what, cudaGetErrorString(e));
+}
+
+static void ckb(cublasStatus_t s, const char *what) {
+    if (s != CUBLAS_STATUS_SUCCESS) dp_fatal("cuBLAS %s failed (status %d)", what, (int)s);
+}
+
+static unsigned blocks_for(size_t n) {
+    size_t b = (n + THREADS - 1) / THREADS;
+    if (b > 65535) b = 65535; /* grid-stride loops cover the rest */
+    return b ? (unsigned)b : 1u;
+}
+
+extern "C" bool ops_cuda_available(void) {
+    int n = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+extern "C" void ops_cuda_init(ops_t *ops) {
+    if (!ops_cuda_available())
+        dp_fatal("no CUDA device is available; run without --device cuda (the CPU path)");
+    cuda_state_t *s = (cuda_state_t *)calloc(1, sizeof *s);
+    ck(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), "stream create");
+    ckb(cublasCreate(&s->blas), "create");
+    ckb(cublasSetStream(s->blas, s->stream), "set stream");
+    /* FP32 GEMM stays FP32: no TF32 shortcut, so the GPU agrees with the CPU oracle. */
+    ckb(cublasSetMathMode(s->blas, CUBLAS_PEDANTIC_MATH), "math mode");
+    ck(cudaMalloc(&s->partials, SUMSQ_BLOCKS * sizeof(double)), "malloc");
+    ck(cudaMallocHost(&s->host_partials, SUMSQ_BLOCKS * sizeof(double)), "malloc host");
+    ops->device = s;
+}
+
+extern "C" void ops_cuda_destroy(ops_t *ops) {
+    cuda_state_t *s = st(ops);
+    if (!s) return;
+    cudaStreamSynchronize(s->stream);
+    cublasDestroy(s->blas);
+    cudaFree(s->partials);
+    cudaFreeHost(s->host_partials);
+    cudaStreamDestroy(s->stream);
+    free(s);
+    ops->device = NULL;
+}
+
+extern "C" float *ops_cuda_alloc(const ops_t *ops, size_t count) {
+    float *p = NULL;
+    ck(cudaMalloc(&p, (count ? count : 1) * sizeof(float)), "malloc");
+    ck(cudaMemsetAsync(p, 0, (count ? count : 1) * sizeof(float), st(ops)->stream), "memset");
+    return p;
+}
+
+extern "C" void ops_cuda_free(const ops_t *ops, float *p) {
+    ck(cudaStreamSynchronize(st(ops)->stream), "sync");
+    ck(cudaFree(p), "free");
+}
+
+extern "C" void ops_cuda_to_host(const ops_t *ops, float *host, const float *src, size_t count) {
+    ck(cudaMemcpyAsync(host, src, count * sizeof(float), cudaMemcpyDeviceToHost, st(ops)->stream),
+       "copy to host");
+    ck(cudaStreamSynchronize(st(ops)->stream), "sync");
+}
+
+extern "C" void ops_cuda_from_host(const ops_t *ops, float *dst, const float *host, size_t count) {
+    ck(cudaMemcpyAsync(dst, host, count * sizeof(float), cudaMemcpyHostToDevice, st(ops)->stream),
+       "copy from host");
+    ck(cudaStreamSynchronize(st(ops)->stream), "sync");
+}
+
+/* Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: swap the operands. */
+extern "C" void ops_cuda_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K,
+                              float alpha, const float *A, const float *B, float beta, float *C) {
+    if (M == 0 || N == 0) return;
+    ckb(cublasSgemm(st(ops)->blas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                    transA ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, &alpha, B, transB ? K : N, A,
+                    transA ? M : K, &beta, C, N),
+        "sgemm");
+}
+
+/* One thread per column, rows summed in order: deterministic, like the CPU loop. */
+__global__ void colsum_acc_kernel(const float *x, int rows, int cols, float *out) {
+    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < cols; j += gridDim.x * blockDim.x) {
+        float s = out[j];
+        for (int i = 0; i < rows; i++) s += x[(size_t)i * cols + j];
+        out[j] = s;
+    }
+}
+
+extern "C" void ops_cuda_colsum_acc(const ops_t *ops, const float *x, int rows, int cols, float *out) {
+    colsum_acc_kernel<<<blocks_for((size_t)cols), THREADS, 0, st(ops)->stream>>>(x, rows, cols, out);
+    ck(cudaGetLastError(), "colsum kernel");
+}
+
+__global__ void tanh_forward_kernel(const float *x, float *y, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        y[i] = tanhf(x[i]);
+}
+
+__global__ void tanh_backward_kernel(const float *y, const float *dy, float *dx, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        dx[i] = dy[i] * (1.0f - y[i] * y[i]);
+}
+
+extern "C" void ops_cuda_tanh_forward(const ops_t *ops, const float *x, float *y, size_t n) {
+    tanh_forward_kernel<<<blocks_for(n), THREADS, 0, st(ops)->stream>>>(x, y, n);
+    ck(cudaGetLastError(), "tanh kernel");
+}
+
+extern "C" void ops_cuda_tanh_backward(const ops_t *ops, const float *y, const float *dy, float *dx,
+                                       size_t n) {
+    tanh_backward_kernel<<<blocks_for(n), THREADS, 0, st(ops)->stream>>>(y, dy, dx, n);
+    ck(cudaGetLastError(), "tanh backward kernel");
+}
+
+__global__ void embedding_forward_kernel(const float *table, const int *idx, size_t rows, int E, float *out) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < rows * E; i += (size_t)gridDim.x * blockDim.x)
+        out[i] = table[(size_t)idx[i / E] * E + i % E];
+}
+
+/* Rows of the table receive from many positions: atomics (order varies, so bits may too). */
+__global__ void embedding_backward_kernel(const float *dout, const int *idx, size_t rows, int E, float *dtable) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < rows * E; i += (size_t)gridDim.x * blockDim.x)
+        atomicAdd(&dtable[(size_t)idx[i / E] * E + i % E], dout[i]);
+}
+
+extern "C" void ops_cuda_embedding_forward(const ops_t *ops, const float *table, const int32_t *idx,
+                                           int B, int T, int E, float *out) {
+    size_t rows = (size_t)B * T;
+    embedding_forward_kernel<<<blocks_for(rows * E), THREADS, 0, st(ops)->stream>>>(table, idx, rows, E, out);
+    ck(cudaGetLastError(), "embedding kernel");
+}
+
+extern "C" void ops_cuda_embedding_backward(const ops_t *ops, const float *dout, const int32_t *idx,
+                                            int B, int T, int E, float *dtable) {
+    size_t rows = (size_t)B * T;
+    embedding_backward_kernel<<<blocks_for(rows * E), THREADS, 0, st(ops)->stream>>>(dout, idx, rows, E, dtable);
+    ck(cudaGetLastError(), "embedding backward kernel");
+}
+
+__global__ void fill_kernel(float *x, float v, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        x[i] = v;
+}
+
+__global__ void scale_kernel(float *x, float a, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        x[i] *= a;
+}
+
+__global__ void axpy_kernel(float a, const float *x, float *y, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        y[i] += a * x[i];
+}
+
+extern "C" void ops_cuda_fill(const ops_t *ops, float *x, float value, size_t n) {
+    fill_kernel<<<blocks_for(n), THREADS, 0, st(ops)->stream>>>(x, value, n);
+    ck(cudaGetLastError(), "fill kernel");
+}
+
+extern "C" void ops_cuda_scale(const ops_t *ops, float *x, float alpha, size_t n) {
+    scale_kernel<<<blocks_for(n), THREADS, 0, st(ops)->stream>>>(x, alpha, n);
+    ck(cudaGetLastError(), "scale kernel");
+}
+
+extern "C" void ops_cuda_axpy(const ops_t *ops, float alpha, const float *x, float *y, size_t n) {
+    axpy_kernel<<<blocks_for(n), THREADS, 0, st(ops)->stream>>>(alpha, x, y, n);
+    ck(cudaGetLastError(), "axpy kernel");
+}
+
+extern "C" void ops_cuda_copy(const ops_t *ops, const float *src, float *dst, size_t n) {
+    if (src == dst || n == 0) return;
+    ck(cudaMemcpyAsync(dst, src, n * sizeof(float), cudaMemcpyDeviceToDevice, st(ops)->stream), "copy");
+}
+
+/* Each block writes one partial sum (tree reduction in shared memory); the host adds the partials
+ * in block order, so the result does not depend on scheduling. */
+__global__ void sumsq_kernel(const float *x, size_t n, double *partials) {
+    __shared__ double sh[THREADS];
+    double s = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        s += (double)x[i] * (double)x[i];
+    sh[threadIdx.x] = s;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+        if ((int)threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) partials[blockIdx.x] = sh[0];
+}
+
+extern "C" double ops_cuda_sumsq(const ops_t *ops, const float *x, size_t n) {
+    cuda_state_t *s = st(ops);
+    sumsq_kernel<<<SUMSQ_BLOCKS, THREADS, 0, s->stream>>>(x, n, s->partials);
+    ck(cudaGetLastError(), "sumsq kernel");
+    ck(cudaMemcpyAsync(s->host_partials, s->partials, SUMSQ_BLOCKS * sizeof(double),
+                       cudaMemcpyDeviceToHost, s->stream),
+       "copy partials");
+    ck(cudaStreamSynchronize(s->stream), "sync");
+    double total = 0;
+    for (int b = 0; b < SUMSQ_BLOCKS; b++) total += s->host_partials[b];
+    return total;
+}

@@ -1,0 +1,259 @@
+/* safetensors.c — see safetensors.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "safetensors.h"
+
+#include "crc32.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ST_MAX_HEADER (100u << 20)
+
+typedef struct {
+    char *name;
+    dtype_t dt;
+    int ndim;
+    size_t shape[ST_MAX_DIMS];
+    const void *data;
+    size_t bytes;
+} st_entry_t;
+
+struct st_writer {
+    int n, cap;
+    st_entry_t *entries;
+    cJSON *meta;
+};
+
+static int fail(char *err, size_t n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+st_writer_t *st_writer_new(void) {
+    st_writer_t *w = dp_calloc(1, sizeof *w);
+    w->meta = cJSON_CreateObject();
+    return w;
+}
+
+void st_writer_add(st_writer_t *w, const char *name, dtype_t dt, int ndim, const size_t *shape,
+                   const void *data) {
+    if (ndim < 0 || ndim > ST_MAX_DIMS) dp_fatal("safetensors: tensor %s has %d dimensions", name, ndim);
+    if (w->n == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 16;
+        st_entry_t *e = realloc(w->entries, (size_t)w->cap * sizeof *e);
+        if (!e) dp_fatal("out of memory");
+        w->entries = e;
+    }
+    st_entry_t *e = &w->entries[w->n++];
+    e->name = dp_strdup(name);
+    e->dt = dt;
+    e->ndim = ndim;
+    size_t numel = 1;
+    for (int d = 0; d < ndim; d++) numel *= (e->shape[d] = shape[d]);
+    e->data = data;
+    e->bytes = numel * dtype_size(dt);
+}
+
+void st_writer_meta(st_writer_t *w, const char *key, const char *value) {
+    cJSON_DeleteItemFromObjectCaseSensitive(w->meta, key);
+    cJSON_AddStringToObject(w->meta, key, value);
+}
+
+int st_writer_save(st_writer_t *w, const char *path, char *err, size_t errlen) {
+    uint32_t crc = 0;
+    size_t offset = 0;
+    cJSON *hdr = cJSON_CreateObject();
+    for (int i = 0; i < w->n; i++) {
+        st_entry_t *e = &w->entries[i];
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "dtype", dtype_name(e->dt));
+        cJSON *shape = cJSON_AddArrayToObject(t, "shape");
+        for (int d = 0; d < e->ndim; d++) cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)e->shape[d]));
+        cJSON *off = cJSON_AddArrayToObject(t, "data_offsets");
+        cJSON_AddItemToArray(off, cJSON_CreateNumber((double)offset));
+        cJSON_AddItemToArray(off, cJSON_CreateNumber((double)(offset + e->bytes)));
+        cJSON_AddItemToObject(hdr, e->name, t);
+        offset += e->bytes;
+        crc = crc32_update(crc, e->data, e->bytes);
+    }
+    char crchex[16];
+    snprintf(crchex, sizeof crchex, "%08x", crc);
+    st_writer_meta(w, "crc32", crchex);
+    cJSON_AddItemReferenceToObject(hdr, "__metadata__", w->meta);
+    char *json = cJSON_PrintUnformatted(hdr);
+    cJSON_Delete(hdr);
+    size_t jlen = strlen(json), padded = (jlen + 7) / 8 * 8;
+
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        free(json);
+        return fail(err, errlen, "cannot write %s (does its directory exist?)", path);
+    }
+    unsigned char n8[8];
+    for (int i = 0; i < 8; i++) n8[i] = (unsigned char)((uint64_t)padded >> (8 * i));
+    int ok = fwrite(n8, 1, 8, f) == 8 && fwrite(json, 1, jlen, f) == jlen;
+    for (size_t i = jlen; i < padded && ok; i++) ok = fputc(' ', f) != EOF;
+    for (int i = 0; i < w->n && ok; i++) ok = fwrite(w->entries[i].data, 1, w->entries[i].bytes, f) == w->entries[i].bytes;
+    free(json);
+    if (fclose(f) != 0 || !ok || rename(tmp, path) != 0) {
+        remove(tmp);
+        return fail(err, errlen, "writing %s failed (disk full?)", path);
+    }
+    return 0;
+}
+
+void st_writer_free(st_writer_t *w) {
+    for (int i = 0; i < w->n; i++) free(w->entries[i].name);
+    free(w->entries);
+    cJSON_Delete(w->meta);
+    free(w);
+}
+
+static int parse_dtype(const char *s, dtype_t *dt) {
+    for (int t = 0; t < DT_COUNT; t++)
+        if (!strcmp(s, dtype_name((dtype_t)t))) {
+            *dt = (dtype_t)t;
+            return 0;
+        }
+    return -1;
+}
+
+static int by_offset(const void *a, const void *b) {
+    const st_tensor_t *x = a, *y = b;
+    return (const char *)x->data < (const char *)y->data ? -1 : (const char *)x->data > (const char *)y->data;
+}
+
+int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
+    memset(f, 0, sizeof *f);
+    f->buf = dp_read_file(path, &f->len);
+    if (!f->buf) return fail(err, errlen, "checkpoint %s not found or unreadable", path);
+    cJSON *hdr = NULL;
+    uint64_t hlen = 0;
+    for (int i = 0; i < 8 && f->len >= 8; i++) hlen |= (uint64_t)f->buf[i] << (8 * i);
+    if (f->len < 8 || hlen > ST_MAX_HEADER || hlen > f->len - 8) {
+        fail(err, errlen, "%s is not a safetensors file or is truncated (header length %llu, file %zu bytes)",
+             path, (unsigned long long)hlen, f->len);
+        goto bad;
+    }
+    hdr = cJSON_ParseWithLength((const char *)f->buf + 8, (size_t)hlen);
+    if (!hdr || !cJSON_IsObject(hdr)) {
+        fail(err, errlen, "%s is corrupt: its header is not valid JSON", path);
+        goto bad;
+    }
+    const unsigned char *data = f->buf + 8 + hlen;
+    size_t data_len = f->len - 8 - (size_t)hlen;
+    int count = cJSON_GetArraySize(hdr);
+    f->tensors = dp_calloc((size_t)count, sizeof *f->tensors);
+    for (cJSON *it = hdr->child; it; it = it->next) {
+        if (!strcmp(it->string, "__metadata__")) {
+            int m = cJSON_GetArraySize(it);
+            f->meta_keys = dp_calloc((size_t)m, sizeof(char *));
+            f->meta_values = dp_calloc((size_t)m, sizeof(char *));
+            for (cJSON *kv = it->child; kv; kv = kv->next) {
+                if (!cJSON_IsString(kv)) {
+                    fail(err, errlen, "%s is corrupt: metadata '%s' is not a string", path, kv->string);
+                    goto bad;
+                }
+                f->meta_keys[f->nmeta] = dp_strdup(kv->string);
+                f->meta_values[f->nmeta++] = dp_strdup(kv->valuestring);
+            }
+            continue;
+        }
+        st_tensor_t *t = &f->tensors[f->ntensors++];
+        t->name = dp_strdup(it->string);
+        cJSON *dt = cJSON_GetObjectItemCaseSensitive(it, "dtype");
+        cJSON *shape = cJSON_GetObjectItemCaseSensitive(it, "shape");
+        cJSON *off = cJSON_GetObjectItemCaseSensitive(it, "data_offsets");
+        if (!cJSON_IsString(dt) || parse_dtype(dt->valuestring, &t->dt) != 0 || !cJSON_IsArray(shape) ||
+            cJSON_GetArraySize(shape) > ST_MAX_DIMS || !cJSON_IsArray(off) || cJSON_GetArraySize(off) != 2) {
+            fail(err, errlen, "%s is corrupt: entry '%s' lacks a known dtype, a shape or data_offsets", path, t->name);
+            goto bad;
+        }
+        t->ndim = cJSON_GetArraySize(shape);
+        t->numel = 1;
+        for (int d = 0; d < t->ndim; d++) {
+            double v = cJSON_GetArrayItem(shape, d)->valuedouble;
+            if (v < 0 || v > 1e15) {
+                fail(err, errlen, "%s is corrupt: tensor '%s' has a bad shape", path, t->name);
+                goto bad;
+            }
+            t->numel *= (t->shape[d] = (size_t)v);
+        }
+        double b = cJSON_GetArrayItem(off, 0)->valuedouble, e = cJSON_GetArrayItem(off, 1)->valuedouble;
+        if (b < 0 || e < b || e > (double)data_len || (size_t)(e - b) != t->numel * dtype_size(t->dt)) {
+            fail(err, errlen, "%s is corrupt or truncated: tensor '%s' has data offsets [%.0f, %.0f] "
+                 "but the data section has %zu bytes and the tensor needs %zu",
+                 path, t->name, b, e, data_len, t->numel * dtype_size(t->dt));
+            goto bad;
+        }
+        t->data = data + (size_t)b;
+    }
+    /* The tensors must tile the data section exactly. */
+    st_tensor_t *sorted = dp_malloc((size_t)(f->ntensors ? f->ntensors : 1) * sizeof *sorted);
+    memcpy(sorted, f->tensors, (size_t)f->ntensors * sizeof *sorted);
+    qsort(sorted, (size_t)f->ntensors, sizeof *sorted, by_offset);
+    const unsigned char *expect = data;
+    int tiled = 1;
+    for (int i = 0; i < f->ntensors; i++) {
+        if ((const unsigned char *)sorted[i].data != expect) tiled = 0;
+        expect += sorted[i].numel * dtype_size(sorted[i].dt);
+    }
+    free(sorted);
+    if (!tiled || expect != data + data_len) {
+        fail(err, errlen, "%s is corrupt: tensor data does not tile the data section (%zu bytes)", path, data_len);
+        goto bad;
+    }
+    const char *crc = st_meta(f, "crc32");
+    char got[16];
+    snprintf(got, sizeof got, "%08x", crc32_update(0, data, data_len));
+    if (!crc) {
+        fail(err, errlen, "%s has no crc32 checksum in its metadata; it was not written by this course", path);
+        goto bad;
+    }
+    if (strcmp(crc, got)) {
+        fail(err, errlen, "%s is corrupt: checksum mismatch (stored %s, computed %s)", path, crc, got);
+        goto bad;
+    }
+    cJSON_Delete(hdr);
+    return 0;
+bad:
+    cJSON_Delete(hdr);
+    st_close(f);
+    return -1;
+}
+
+void st_close(st_file_t *f) {
+    for (int i = 0; i < f->ntensors; i++) free(f->tensors[i].name);
+    for (int i = 0; i < f->nmeta; i++) {
+        free(f->meta_keys[i]);
+        free(f->meta_values[i]);
+    }
+    free(f->tensors);
+    free(f->meta_keys);
+    free(f->meta_values);
+    free(f->buf);
+    memset(f, 0, sizeof *f);
+}
+
+const st_tensor_t *st_find(const st_file_t *f, const char *name) {
+    for (int i = 0; i < f->ntensors; i++)
+        if (!strcmp(f->tensors[i].name, name)) return &f->tensors[i];
+    return NULL;
+}
+
+const char *st_meta(const st_file_t *f, const char *key) {
+    for (int i = 0; i < f->nmeta; i++)
+        if (!strcmp(f->meta_keys[i], key)) return f->meta_values[i];
+    return NULL;
+}
