@@ -36,14 +36,14 @@ FORCE:
 
 # ---- compilers and flags ----------------------------------------------------------------------
 CC := $(or $(MPICC),cc)
-WARN := -Wall -Wextra -Werror
+WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS := -std=c11 -O2 -g -ffp-contract=off -pthread $(WARN) -MMD -MP -Icommon $(BLAS_CFLAGS)
 ifeq ($(HAVE_MPI),1)
 CFLAGS += -DDPC_HAVE_MPI
 endif
 ifeq ($(HAVE_CUDA),1)
 CFLAGS += -DDPC_HAVE_CUDA -I$(CUDA_HOME)/include
-CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lcublas
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lcublas -lstdc++
 endif
 ifeq ($(HAVE_NCCL),1)
 CFLAGS += -DDPC_HAVE_NCCL
@@ -54,13 +54,23 @@ NVCCFLAGS := -O2 -g -std=c++17 -Icommon -Xcompiler -Wall,-Wextra,-Werror \
 	-gencode arch=compute_90,code=compute_90
 LDLIBS := $(BLAS_LIBS) -lcjson $(CUDA_LIBS) -lm -lpthread
 
+# Quiet by default: "CC file" per compile; V=1 prints the full commands.
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2)
+endif
+
 # Every compile also writes a compile_commands.json fragment next to its object (make compdb).
 # $(1)=object $(2)=source $(3)=extra flags
 define compile_c
 	@mkdir -p $(dir $(1))
 	@printf '{"directory":"%s","file":"%s","output":"%s","command":"%s"},\n' \
 		"$(CURDIR)" "$(2)" "$(1)" "$(CC) $(CFLAGS) $(3) -c $(2) -o $(1)" > $(1).json
-	$(CC) $(CFLAGS) $(3) -c $(2) -o $(1)
+	$(call say,CC,$(2))
+	$(Q)$(CC) $(CFLAGS) $(3) -c $(2) -o $(1)
 endef
 
 # ---- common/ ----------------------------------------------------------------------------------
@@ -76,10 +86,12 @@ $(O)/common/%.o: common/%.c $(CONFIG)
 	$(call compile_c,$@,$<,)
 $(O)/common/%.cu.o: common/%.cu $(CONFIG)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(call say,NVCC,$<)
+	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
 $(LIBDPC): $(COMMON_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
 
 # ---- lessons -----------------------------------------------------------------------------------
 # Each solutions/NN-name/lesson.mk declares, for lesson NN:
@@ -100,7 +112,8 @@ $(1)_$(3)_STACK := $$(foreach u,$$(call reverse,$$(L$(1)_USES)),$(4)/$$(L$$(u)_N
 $$(foreach s,$$(L$(1)_SRCS) $$(L$(1)_MAINS),$$(eval $$(call lesson_obj,$(1),$(2),$(3),$$(s))))
 $$($(1)_$(3)_LIB): $$(patsubst %.c,$$($(1)_$(3)_DIR)/%.o,$$(L$(1)_SRCS))
 	@rm -f $$@
-	ar rcs $$@ $$^
+	$$(call say,AR,$$@)
+	$$(Q)ar rcs $$@ $$^
 $$(foreach m,$$(L$(1)_MAINS),$$(eval $$(call lesson_bin,$(1),$(3),$$(m))))
 TREE_$(3) += $$($(1)_$(3)_LIB) $$(patsubst %.c,$$($(1)_$(3)_DIR)/%,$$(L$(1)_MAINS))
 endef
@@ -114,7 +127,8 @@ endef
 # $(1)=lesson $(2)=out $(3)=main source
 define lesson_bin
 $$($(1)_$(2)_DIR)/$(patsubst %.c,%,$(3)): $$($(1)_$(2)_DIR)/$(patsubst %.c,%.o,$(3)) $$($(1)_$(2)_LIB) $$($(1)_$(2)_STACK) $$(LIBDPC)
-	$$(CC) $$(CFLAGS) -o $$@ $$^ $$(LDLIBS)
+	$$(call say,LD,$$@)
+	$$(Q)$$(CC) $$(CFLAGS) -o $$@ $$^ $$(LDLIBS)
 endef
 
 reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))

@@ -1,0 +1,21 @@
+# datasets/ — the word-list builder and the default dataset.
+DATASET_TOOLS := $(O)/datasets/build_words
+DATA_DIR := $(O)/data
+DATASET := $(DATA_DIR)/words-train.tok $(DATA_DIR)/words-val.tok
+WORDS ?= /usr/share/dict/words
+
+$(O)/datasets/build_words.o: datasets/build_words.c $(CONFIG)
+	$(call compile_c,$@,$<,)
+$(O)/datasets/build_words: $(O)/datasets/build_words.o $(LIBDPC)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(DATASET): $(O)/datasets/build_words
+	$(O)/datasets/build_words --words $(WORDS) --out-dir $(DATA_DIR) --name words
+
+# The committed test fixture is rebuilt from the committed word sample (a test checks they agree).
+FIXTURE_WORDS := datasets/fixtures/words.txt
+.PHONY: dataset fixture
+dataset: $(DATASET)
+fixture: $(O)/datasets/build_words
+	$(O)/datasets/build_words --words $(FIXTURE_WORDS) --out-dir datasets/fixtures --name tiny

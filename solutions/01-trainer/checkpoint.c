@@ -1,0 +1,127 @@
+/* checkpoint.c — save and resume training in one safetensors file:
+ *
+ *   tensors   <name>            parameters, e.g. "h.0.weight"
+ *             optim.m.<name>    AdamW first moment (SGD: the momentum buffer)
+ *             optim.v.<name>    AdamW second moment
+ *   metadata  format, step, optim_t, optimizer, model (the sizes), seed, global_batch, crc32
+ *
+ * The data order is a function of (seed, step) and the model and optimizer state are stored
+ * exactly, so a resumed run repeats the uninterrupted one bit for bit. Anything that does not fit
+ * the model being trained (sizes, optimizer, a damaged file) is refused with the reason. */
+#include "trainer.h"
+
+#include "safetensors.h"
+#include "util.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CKPT_FORMAT "dpc-checkpoint-1"
+
+static void model_string(const model_config_t *c, char *out, size_t n) {
+    snprintf(out, n, "vocab=%d context=%d embed=%d hidden=%d layers=%d", c->vocab, c->context, c->embed,
+             c->hidden, c->layers);
+}
+
+void checkpoint_save(trainer_t *t, const char *path) {
+    model_t *m = &t->model;
+    const flat_layout_t *L = &m->layout;
+    size_t n = L->numel;
+    float *params = t->rank == 0 ? dp_malloc(n * sizeof(float)) : NULL;
+    t->full_params(t, params);
+    if (t->rank != 0) return;
+    st_writer_t *w = st_writer_new();
+    char name[96], val[160];
+    for (int i = 0; i < L->count; i++)
+        st_writer_add(w, L->views[i].name, DT_F32, L->views[i].ndim, L->views[i].shape, params + L->views[i].offset);
+    const char *opt = t->optim.kind == OPTIM_ADAMW ? "adamw" : "sgd";
+    for (int i = 0; i < L->count; i++) {
+        snprintf(name, sizeof name, "optim.m.%s", L->views[i].name);
+        st_writer_add(w, name, DT_F32, L->views[i].ndim, L->views[i].shape, t->optim.m + L->views[i].offset);
+        if (t->optim.v) {
+            snprintf(name, sizeof name, "optim.v.%s", L->views[i].name);
+            st_writer_add(w, name, DT_F32, L->views[i].ndim, L->views[i].shape, t->optim.v + L->views[i].offset);
+        }
+    }
+    st_writer_meta(w, "format", CKPT_FORMAT);
+    snprintf(val, sizeof val, "%" PRId64, t->step);
+    st_writer_meta(w, "step", val);
+    snprintf(val, sizeof val, "%" PRId64, t->optim.t);
+    st_writer_meta(w, "optim_t", val);
+    st_writer_meta(w, "optimizer", opt);
+    model_string(&m->cfg, val, sizeof val);
+    st_writer_meta(w, "model", val);
+    snprintf(val, sizeof val, "%" PRIu64, t->cfg.seed);
+    st_writer_meta(w, "seed", val);
+    snprintf(val, sizeof val, "%zu", t->order.batch);
+    st_writer_meta(w, "global_batch", val);
+    char err[512];
+    dp_mkdir_for(path);
+    if (st_writer_save(w, path, err, sizeof err) != 0) dp_fatal("%s", err);
+    st_writer_free(w);
+    free(params);
+}
+
+static const st_tensor_t *need(const st_file_t *f, const char *path, const char *name, const flat_view_t *v) {
+    const st_tensor_t *s = st_find(f, name);
+    if (!s) dp_fatal("checkpoint %s has no tensor '%s'; it was saved by a different model or optimizer", path, name);
+    if (s->dt != DT_F32 || s->numel != v->numel || s->ndim != v->ndim)
+        dp_fatal("checkpoint %s: tensor '%s' has %zu elements, this model's has %zu; use the model flags it was "
+                 "saved with",
+                 path, name, s->numel, v->numel);
+    return s;
+}
+
+void checkpoint_load(trainer_t *t, const char *path) {
+    st_file_t f;
+    char err[512];
+    if (st_load(path, &f, err, sizeof err) != 0) dp_fatal("%s", err);
+    const char *fmt = st_meta(&f, "format");
+    if (!fmt || strcmp(fmt, CKPT_FORMAT))
+        dp_fatal("%s is not a training checkpoint of this course (format '%s', expected '%s')", path,
+                 fmt ? fmt : "none", CKPT_FORMAT);
+    model_t *m = &t->model;
+    char want[160];
+    model_string(&m->cfg, want, sizeof want);
+    const char *have = st_meta(&f, "model");
+    if (!have || strcmp(have, want))
+        dp_fatal("checkpoint %s was saved for a different model (%s); this run has %s — use the same --preset or "
+                 "size flags",
+                 path, have ? have : "unknown", want);
+    const char *opt = st_meta(&f, "optimizer");
+    const char *mine = t->optim.kind == OPTIM_ADAMW ? "adamw" : "sgd";
+    if (!opt || strcmp(opt, mine))
+        dp_fatal("checkpoint %s holds %s state but this run uses --optimizer %s", path, opt ? opt : "no optimizer",
+                 mine);
+    const char *step = st_meta(&f, "step"), *ot = st_meta(&f, "optim_t");
+    if (!step || !ot) dp_fatal("checkpoint %s lacks its step counters", path);
+    const flat_layout_t *L = &m->layout;
+    float *host = dp_malloc(L->numel * sizeof(float));
+    char name[96];
+    for (int i = 0; i < L->count; i++) {
+        const flat_view_t *v = &L->views[i];
+        memcpy(host + v->offset, need(&f, path, v->name, v)->data, v->numel * sizeof(float));
+        snprintf(name, sizeof name, "optim.m.%s", v->name);
+        memcpy(t->optim.m + v->offset, need(&f, path, name, v)->data, v->numel * sizeof(float));
+        if (t->optim.v) {
+            snprintf(name, sizeof name, "optim.v.%s", v->name);
+            memcpy(t->optim.v + v->offset, need(&f, path, name, v)->data, v->numel * sizeof(float));
+        }
+    }
+    ops_from_host(t->ops, m->params, host, L->numel);
+    free(host);
+    t->step = strtoll(step, NULL, 10);
+    t->optim.t = strtoll(ot, NULL, 10);
+    if (t->step < 0 || t->step > t->cfg.steps)
+        dp_fatal("checkpoint %s is at step %lld but this run has --steps %d; raise --steps to continue", path,
+                 (long long)t->step, t->cfg.steps);
+    const char *seed = st_meta(&f, "seed"), *gb = st_meta(&f, "global_batch");
+    if (t->rank == 0 && seed && gb &&
+        (strtoull(seed, NULL, 10) != t->cfg.seed || strtoull(gb, NULL, 10) != t->order.batch))
+        fprintf(stderr, "%s: note: %s was trained with seed %s and global batch %s; this run uses seed %llu and "
+                        "global batch %zu, so the data order differs from an uninterrupted run\n",
+                dp_progname(), path, seed, gb, (unsigned long long)t->cfg.seed, t->order.batch);
+    st_close(&f);
+}

@@ -1,0 +1,164 @@
+/* model.c — the MLP language model: parameters, forward, and the backward walk with its
+ * gradient-ready hook. The per-layer math lives in linear.c and xent.c. */
+#include "model.h"
+
+#include "layers.h"
+#include "rng.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int layer_in(const model_config_t *c, int l) { return l == 0 ? c->context * c->embed : c->hidden; }
+
+void model_layout(flat_layout_t *L, const model_config_t *c) {
+    flat_layout_init(L);
+    flat_layout_add(L, "wte", 2, (size_t[]){(size_t)c->vocab, (size_t)c->embed});
+    char name[FLAT_MAX_NAME];
+    for (int l = 0; l < c->layers; l++) {
+        snprintf(name, sizeof name, "h.%d.weight", l);
+        flat_layout_add(L, name, 2, (size_t[]){(size_t)c->hidden, (size_t)layer_in(c, l)});
+        snprintf(name, sizeof name, "h.%d.bias", l);
+        flat_layout_add(L, name, 1, (size_t[]){(size_t)c->hidden});
+    }
+    flat_layout_add(L, "head.weight", 2, (size_t[]){(size_t)c->vocab, (size_t)c->hidden});
+    flat_layout_add(L, "head.bias", 1, (size_t[]){(size_t)c->vocab});
+}
+
+static float *alloc_tracked(model_t *m, mem_cat_t cat, size_t count) {
+    if (m->mem) mem_add(m->mem, cat, count * sizeof(float));
+    return ops_alloc(m->ops, count);
+}
+
+void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max_batch, uint64_t seed,
+                mem_t *mem) {
+    memset(m, 0, sizeof *m);
+    if (cfg->vocab < 1 || cfg->context < 1 || cfg->embed < 1 || cfg->hidden < 1 || cfg->layers < 1)
+        dp_fatal("model sizes must be positive (vocab %d, context %d, embed %d, hidden %d, layers %d)",
+                 cfg->vocab, cfg->context, cfg->embed, cfg->hidden, cfg->layers);
+    m->cfg = *cfg;
+    m->ops = ops;
+    m->mem = mem;
+    m->max_batch = max_batch;
+    model_layout(&m->layout, cfg);
+    size_t n = m->layout.numel;
+    m->params = alloc_tracked(m, MEM_PARAMS, n);
+    m->grads = alloc_tracked(m, MEM_GRADS, n);
+
+    /* Initialise on the host, in registration order, from one RNG stream. */
+    float *host = dp_malloc(n * sizeof(float));
+    rng_t r;
+    rng_init(&r, seed);
+    for (int i = 0; i < m->layout.count; i++) {
+        const flat_view_t *v = &m->layout.views[i];
+        float *p = host + v->offset;
+        if (i == model_wte()) {
+            for (size_t k = 0; k < v->numel; k++) p[k] = rng_normal(&r);
+        } else {
+            /* fan_in of a weight [out, in] is in; a bias uses its weight's fan_in */
+            size_t fan_in = v->ndim == 2 ? v->shape[1] : m->layout.views[i - 1].shape[1];
+            float bound = 1.0f / sqrtf((float)fan_in);
+            for (size_t k = 0; k < v->numel; k++) p[k] = (2.0f * rng_uniform(&r) - 1.0f) * bound;
+        }
+    }
+    ops_from_host(ops, m->params, host, n);
+    free(host);
+
+    size_t B = (size_t)max_batch, T = (size_t)cfg->context, E = (size_t)cfg->embed;
+    size_t H = (size_t)cfg->hidden, V = (size_t)cfg->vocab, widest = H > T * E ? H : T * E;
+    m->ctx = dp_calloc(B * T, sizeof(int32_t));
+    m->targets = dp_calloc(B, sizeof(int32_t));
+    m->x0 = alloc_tracked(m, MEM_ACTIVATIONS, B * T * E);
+    m->h = dp_calloc((size_t)cfg->layers, sizeof(float *));
+    for (int l = 0; l < cfg->layers; l++) m->h[l] = alloc_tracked(m, MEM_ACTIVATIONS, B * H);
+    m->logits = alloc_tracked(m, MEM_ACTIVATIONS, B * V);
+    m->probs = alloc_tracked(m, MEM_ACTIVATIONS, B * V);
+    m->losses = alloc_tracked(m, MEM_ACTIVATIONS, B);
+    m->dlogits = alloc_tracked(m, MEM_ACTIVATIONS, B * V);
+    m->dh_a = alloc_tracked(m, MEM_ACTIVATIONS, B * widest);
+    m->dh_b = alloc_tracked(m, MEM_ACTIVATIONS, B * widest);
+}
+
+void model_free(model_t *m) {
+    float *bufs[] = {m->params, m->grads, m->x0, m->logits, m->probs, m->losses, m->dlogits, m->dh_a, m->dh_b};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) ops_free(m->ops, bufs[i]);
+    for (int l = 0; l < m->cfg.layers; l++) ops_free(m->ops, m->h[l]);
+    free(m->h);
+    free(m->ctx);
+    free(m->targets);
+    flat_layout_free(&m->layout);
+    memset(m, 0, sizeof *m);
+}
+
+size_t model_num_params(const model_t *m) { return m->layout.numel; }
+
+void model_zero_grad(model_t *m) { ops_fill(m->ops, m->grads, 0.0f, m->layout.numel); }
+
+float model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int B) {
+    const model_config_t *c = &m->cfg;
+    if (B < 1 || B > m->max_batch) dp_fatal("forward on %d examples, the model was sized for 1..%d", B, m->max_batch);
+    m->batch = B;
+    memcpy(m->ctx, ctx, (size_t)B * c->context * sizeof(int32_t));
+    memcpy(m->targets, targets, (size_t)B * sizeof(int32_t));
+    const flat_layout_t *L = &m->layout;
+    ops_embedding_forward(m->ops, flat_at(L, m->params, model_wte()), m->ctx, B, c->context, c->embed, m->x0);
+    const float *x = m->x0;
+    for (int l = 0; l < c->layers; l++) {
+        linear_forward(m->ops, x, flat_at(L, m->params, model_weight(l)), flat_at(L, m->params, model_bias(l)),
+                       B, layer_in(c, l), c->hidden, m->h[l]);
+        ops_tanh_forward(m->ops, m->h[l], m->h[l], (size_t)B * c->hidden);
+        x = m->h[l];
+    }
+    int head = c->layers;
+    linear_forward(m->ops, x, flat_at(L, m->params, model_weight(head)), flat_at(L, m->params, model_bias(head)),
+                   B, c->hidden, c->vocab, m->logits);
+    return xent_forward(m->logits, m->targets, B, c->vocab, m->probs, m->losses);
+}
+
+static void ready(grad_ready_fn hook, void *ctx, int index) {
+    if (hook) hook(ctx, index);
+}
+
+void model_backward(model_t *m, float grad_scale, grad_ready_fn hook, void *hook_ctx) {
+    const model_config_t *c = &m->cfg;
+    const flat_layout_t *L = &m->layout;
+    int B = m->batch;
+    if (B < 1) dp_fatal("backward called before any forward");
+    double t0 = dp_now();
+    char span[32];
+
+    /* head */
+    xent_backward(m->probs, m->targets, B, c->vocab, grad_scale, m->dlogits);
+    int head = c->layers;
+    float *dh = m->dh_a, *dprev = m->dh_b;
+    linear_backward(m->ops, m->h[c->layers - 1], flat_at(L, m->params, model_weight(head)), m->dlogits, B,
+                    c->hidden, c->vocab, dh, flat_at(L, m->grads, model_weight(head)),
+                    flat_at(L, m->grads, model_bias(head)));
+    trace_span(m->trace, "compute", "bwd head", t0, dp_now());
+    ready(hook, hook_ctx, model_bias(head));
+    ready(hook, hook_ctx, model_weight(head));
+
+    /* hidden layers, last to first: dh is ∂L/∂h[l] on entry */
+    for (int l = c->layers - 1; l >= 0; l--) {
+        t0 = dp_now();
+        ops_tanh_backward(m->ops, m->h[l], dh, dh, (size_t)B * c->hidden); /* now ∂L/∂(pre-activation) */
+        const float *x = l == 0 ? m->x0 : m->h[l - 1];
+        linear_backward(m->ops, x, flat_at(L, m->params, model_weight(l)), dh, B, layer_in(c, l), c->hidden,
+                        dprev, flat_at(L, m->grads, model_weight(l)), flat_at(L, m->grads, model_bias(l)));
+        snprintf(span, sizeof span, "bwd h.%d", l);
+        trace_span(m->trace, "compute", span, t0, dp_now());
+        ready(hook, hook_ctx, model_bias(l));
+        ready(hook, hook_ctx, model_weight(l));
+        float *tmp = dh;
+        dh = dprev;
+        dprev = tmp;
+    }
+
+    /* embedding: dh now holds ∂L/∂x0 */
+    t0 = dp_now();
+    ops_embedding_backward(m->ops, dh, m->ctx, B, c->context, c->embed, flat_at(L, m->grads, model_wte()));
+    trace_span(m->trace, "compute", "bwd wte", t0, dp_now());
+    ready(hook, hook_ctx, model_wte());
+}

@@ -1,0 +1,89 @@
+/* model.h — the character-level MLP language model of lesson 01.
+ *
+ *   context tokens  c[0..T)                         (T = --context)
+ *        │ wte: embedding [V, E]
+ *        ▼
+ *   x0 = concat(wte[c0], ..., wte[c(T-1)])         [B, T·E]
+ *        │ h.0: Linear(T·E → H) + tanh
+ *        ▼
+ *   h0                                              [B, H]
+ *        │ h.1 ... h.(L-1): Linear(H → H) + tanh
+ *        ▼
+ *   h(L-1)                                          [B, H]
+ *        │ head: Linear(H → V)
+ *        ▼
+ *   logits → softmax cross-entropy with the next token, averaged over the batch → loss
+ *
+ * Parameters live in one flat array (see common/flat.h), registered in this order — the order of
+ * PyTorch's model.parameters() for the same model:
+ *   wte, h.0.weight, h.0.bias, ..., h.(L-1).weight, h.(L-1).bias, head.weight, head.bias
+ * A Linear's weight is [out, in] and computes y = x·Wᵀ + b, as torch.nn.Linear does.
+ *
+ * Backward walks the layers in reverse and, as soon as a parameter's gradient is final, calls the
+ * gradient-ready hook with that parameter's index: head.bias, head.weight, h.(L-1).bias, ..., wte —
+ * exactly reverse registration order. DDP (lesson 05) hangs its bucketing on this hook. */
+#ifndef DPC_MODEL_H
+#define DPC_MODEL_H
+
+#include "flat.h"
+#include "mem.h"
+#include "ops.h"
+#include "trace.h"
+
+#include <stdint.h>
+
+typedef struct {
+    int vocab;   /* V */
+    int context; /* T */
+    int embed;   /* E */
+    int hidden;  /* H */
+    int layers;  /* L: hidden Linear+tanh layers, >= 1 */
+} model_config_t;
+
+typedef void (*grad_ready_fn)(void *ctx, int param_index);
+
+typedef struct {
+    model_config_t cfg;
+    const ops_t *ops;
+    flat_layout_t layout; /* the parameters' names, shapes, offsets */
+    float *params;        /* layout.numel floats */
+    float *grads;         /* layout.numel floats, same layout */
+    int max_batch;        /* activations are sized for this many examples */
+    /* activations of the last forward (kept for backward) */
+    int batch;            /* B of the last forward */
+    int32_t *ctx;         /* [B, T] copy of the inputs */
+    int32_t *targets;     /* [B] */
+    float *x0;            /* [B, T·E] */
+    float **h;            /* h[l]: [B, H] after tanh */
+    float *logits;        /* [B, V] */
+    float *probs;         /* [B, V] softmax of logits */
+    float *losses;        /* [B] per-example loss */
+    float *dlogits;       /* [B, V] */
+    float *dh_a, *dh_b;   /* [B, max(H, T·E)] ping-pong gradient buffers */
+    trace_t *trace;       /* optional: backward records a span per layer */
+    mem_t *mem;           /* optional: memory accounting */
+} model_t;
+
+/* Parameter indices in the layout. */
+static inline int model_wte(void) { return 0; }
+static inline int model_weight(int layer) { return 1 + 2 * layer; } /* layer L = head */
+static inline int model_bias(int layer) { return 2 + 2 * layer; }
+
+/* Allocate (parameters, gradients, activations for up to max_batch examples) and initialise the
+ * parameters from seed like PyTorch does: wte ~ N(0,1); Linear W, b ~ U(-1/sqrt(in), 1/sqrt(in)). */
+void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max_batch, uint64_t seed,
+                mem_t *mem);
+/* Parameters only (no gradients or activations): for tools that read checkpoints. */
+void model_layout(flat_layout_t *layout, const model_config_t *cfg);
+void model_free(model_t *m);
+size_t model_num_params(const model_t *m);
+
+/* Forward on B examples (ctx [B, T], targets [B]); returns the mean cross-entropy loss. */
+float model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int B);
+/* Backward of the last forward. Gradients ACCUMULATE into m->grads (zero them first for a fresh
+ * step). grad_scale multiplies the gradient of the mean loss (1 for plain training, 1/k when k
+ * micro-batches are accumulated). hook(hook_ctx, i) fires when parameter i's gradient is final. */
+void model_backward(model_t *m, float grad_scale, grad_ready_fn hook, void *hook_ctx);
+void model_zero_grad(model_t *m);
+
+#endif

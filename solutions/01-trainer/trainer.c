@@ -1,0 +1,371 @@
+/* trainer.c — the shared training loop: options, set-up, the step loop, evaluation, and the files a
+ * run leaves behind (loss CSV, dump for the grader, stats, trace). */
+#define _POSIX_C_SOURCE 200809L
+#include "trainer.h"
+
+#include "safetensors.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *name;
+    int context, embed, hidden, layers;
+    const char *what;
+} preset_t;
+
+static const preset_t presets[] = {
+    {"tiny", 8, 8, 32, 2, "~4 thousand parameters: gradient checks and fast grading"},
+    {"small", 8, 16, 128, 2, "~40 thousand parameters: multi-rank tests"},
+    {"default", 16, 48, 1024, 3, "~2.9 million parameters: tens of ms per step on one core"},
+    {"large", 16, 64, 2048, 6, "~23 million parameters: memory and bucketing demonstrations"},
+    {0, 0, 0, 0, 0, 0},
+};
+
+static void defaults(trainer_config_t *c) {
+    memset(c, 0, sizeof *c);
+    c->data = "build/data/words-train.tok";
+    c->val = "build/data/words-val.tok";
+    c->preset = "default";
+    c->context = c->embed = c->hidden = c->layers = 0; /* 0: from the preset */
+    c->batch = 64;
+    c->steps = 1000;
+    c->optimizer = "adamw";
+    c->lr = 1e-3;
+    c->min_lr_ratio = 0.1;
+    c->weight_decay = 0.01;
+    c->beta1 = 0.9;
+    c->beta2 = 0.999;
+    c->eps = 1e-8;
+    c->momentum = 0.0;
+    c->clip = 1.0;
+    c->warmup = 0;
+    c->seed = 1;
+    c->log_every = 100;
+    c->eval_every = 0;
+    c->eval_batches = 20;
+    c->sample = 0;
+    c->device = "cpu";
+    c->threads = 1;
+    comm_opts_default(&c->comm);
+}
+
+static cli_opt_t *options(trainer_config_t *c) {
+    const cli_opt_t table[] = {
+        {"data", CLI_STRING, &c->data, "training set (.tok, see datasets/README.md)"},
+        {"val", CLI_STRING, &c->val, "validation set, or 'none'"},
+        {"preset", CLI_CHOICE, &c->preset, "model size", .choices = "tiny|small|default|large"},
+        {"context", CLI_INT, &c->context, "context length T (0: from --preset)", .min = 0, .max = 1024},
+        {"embed", CLI_INT, &c->embed, "embedding width E (0: from --preset)", .min = 0, .max = 65536},
+        {"hidden", CLI_INT, &c->hidden, "hidden width H (0: from --preset)", .min = 0, .max = 65536},
+        {"layers", CLI_INT, &c->layers, "hidden layers L (0: from --preset)", .min = 0, .max = 256},
+        {"batch", CLI_INT, &c->batch, "examples per step on each rank", .min = 1, .max = 1 << 20},
+        {"steps", CLI_INT, &c->steps, "optimizer steps in all", .min = 0, .max = 1 << 30},
+        {"optimizer", CLI_CHOICE, &c->optimizer, "update rule", .choices = "adamw|sgd"},
+        {"lr", CLI_FLOAT, &c->lr, "peak learning rate", .min = 0, .max = 100},
+        {"warmup", CLI_INT, &c->warmup, "linear warmup steps", .min = 0, .max = 1 << 30},
+        {"min-lr-ratio", CLI_FLOAT, &c->min_lr_ratio, "cosine decay floor, as a fraction of --lr", .min = 0, .max = 1},
+        {"weight-decay", CLI_FLOAT, &c->weight_decay, "AdamW decoupled / SGD L2 weight decay", .min = 0, .max = 10},
+        {"beta1", CLI_FLOAT, &c->beta1, "AdamW beta1", .min = 0, .max = 0.999999},
+        {"beta2", CLI_FLOAT, &c->beta2, "AdamW beta2", .min = 0, .max = 0.99999999},
+        {"eps", CLI_FLOAT, &c->eps, "AdamW epsilon", .min = 0, .max = 1},
+        {"momentum", CLI_FLOAT, &c->momentum, "SGD momentum", .min = 0, .max = 0.999999},
+        {"clip", CLI_FLOAT, &c->clip, "max global gradient norm (0: no clipping)", .min = 0, .max = 1e9},
+        {"seed", CLI_U64, &c->seed, "seed of the initial parameters and of the data order"},
+        {"log-every", CLI_INT, &c->log_every, "print a line every N steps", .min = 1, .max = 1 << 30},
+        {"eval-every", CLI_INT, &c->eval_every, "validation loss every N steps (0: at the end only)", .min = 0, .max = 1 << 30},
+        {"eval-batches", CLI_INT, &c->eval_batches, "validation batches per evaluation", .min = 1, .max = 1 << 20},
+        {"save", CLI_STRING, &c->save, "write a checkpoint here at the end (and every --save-every)"},
+        {"save-every", CLI_INT, &c->save_every, "checkpoint every N steps (0: at the end only)", .min = 0, .max = 1 << 30},
+        {"resume", CLI_STRING, &c->resume, "continue from this checkpoint"},
+        {"dump", CLI_STRING, &c->dump, "write losses, first-step gradients and final parameters (for the grader)"},
+        {"loss-csv", CLI_STRING, &c->loss_csv, "write step,loss,lr,val_loss lines here"},
+        {"stats", CLI_STRING, &c->stats, "write per-rank traffic, memory and timing (JSON) here"},
+        {"trace", CLI_STRING, &c->trace, "write a Chrome trace (open in ui.perfetto.dev) here"},
+        {"sample", CLI_INT, &c->sample, "print this many sampled characters at the end", .min = 0, .max = 1 << 20},
+        {"sample-out", CLI_STRING, &c->sample_out, "write the samples to this file instead"},
+        {"device", CLI_CHOICE, &c->device, "where the math runs", .choices = "cpu|cuda"},
+        {"threads", CLI_INT, &c->threads, "BLAS threads per rank", .min = 1, .max = 256},
+        CLI_END,
+    };
+    return cli_join(table, comm_cli_opts(&c->comm));
+}
+
+static void apply_preset(trainer_config_t *c) {
+    for (const preset_t *p = presets; p->name; p++) {
+        if (strcmp(p->name, c->preset)) continue;
+        if (!c->context) c->context = p->context;
+        if (!c->embed) c->embed = p->embed;
+        if (!c->hidden) c->hidden = p->hidden;
+        if (!c->layers) c->layers = p->layers;
+    }
+}
+
+static bool is_none(const char *path) { return !path || !strcmp(path, "none"); }
+
+/* Only the files a run writes are touched by rank 0; every rank reads the inputs. */
+void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, const char *usage) {
+    memset(t, 0, sizeof *t);
+    trainer_config_t *c = &t->cfg;
+    defaults(c);
+    cli_opt_t *opts = options(c);
+    if (extra) {
+        cli_opt_t *all = cli_join(opts, extra);
+        free(opts);
+        opts = all;
+    }
+    cli_parse(argc, argv, opts, usage);
+    free(opts);
+    apply_preset(c);
+
+    t->comm = comm_init(&argc, &argv, &c->comm);
+    t->infra = comm_dup(t->comm, "infra", false);
+    t->rank = comm_rank(t->comm);
+    t->world_size = comm_world_size(t->comm);
+    t->local_batch = c->batch;
+    mem_init(&t->mem);
+    if (c->trace) t->trace = trace_new(t->rank);
+
+    dataset_load(c->data, &t->train);
+    if (!is_none(c->val)) {
+        dataset_load(c->val, &t->val);
+        if (t->val.vocab_size != t->train.vocab_size || memcmp(t->val.vocab, t->train.vocab, t->train.vocab_size))
+            dp_fatal("%s and %s have different vocabularies; build both with the same tool", c->data, c->val);
+    }
+    size_t global = (size_t)c->batch * (size_t)t->world_size;
+    data_order_init(&t->order, c->seed, dataset_num_examples(&t->train, c->context), global);
+
+    t->ops = ops_create(!strcmp(c->device, "cuda") ? OPS_CUDA : OPS_CPU, c->threads);
+    model_config_t mc = {(int)t->train.vocab_size, c->context, c->embed, c->hidden, c->layers};
+    model_init(&t->model, &mc, t->ops, c->batch, c->seed, &t->mem);
+    t->model.trace = t->trace;
+    size_t n = model_num_params(&t->model);
+    optim_init(&t->optim, !strcmp(c->optimizer, "sgd") ? OPTIM_SGD : OPTIM_ADAMW, n);
+    t->optim.adamw = (adamw_hparams_t){c->beta1, c->beta2, c->eps, c->weight_decay};
+    t->optim.sgd = (sgd_hparams_t){c->momentum, c->weight_decay};
+    mem_add(&t->mem, MEM_OPTIM, n * sizeof(float) * (t->optim.kind == OPTIM_ADAMW ? 2 : 1));
+
+    t->global_idx = dp_malloc(global * sizeof(uint32_t));
+    t->ctx = dp_malloc((size_t)c->batch * (size_t)c->context * sizeof(int32_t));
+    t->targets = dp_malloc((size_t)c->batch * sizeof(int32_t));
+    t->losses = dp_calloc((size_t)c->steps + 1, sizeof(float));
+    if (c->resume) checkpoint_load(t, c->resume);
+    logger_init(&t->log, c->log_every, c->steps, t->rank);
+    if (t->rank == 0)
+        logger_line(&t->log, "%s: %zu parameters (context %d, embed %d, hidden %d, layers %d), %d rank%s x batch %d, %s on %s",
+                    dp_progname(), n, c->context, c->embed, c->hidden, c->layers, t->world_size,
+                    t->world_size > 1 ? "s" : "", c->batch, c->optimizer, c->device);
+}
+
+/* This rank's share of global batch `step`: positions rank, rank + N, rank + 2N, ... (the
+ * strided assignment of PyTorch's DistributedSampler). */
+static void fetch_batch(trainer_t *t, int64_t step) {
+    data_order_batch(&t->order, (uint64_t)step, t->global_idx);
+    int N = t->world_size, B = t->local_batch;
+    for (int j = 0; j < B; j++) {
+        uint32_t example = t->global_idx[(size_t)j * N + (size_t)t->rank];
+        dataset_example(&t->train, t->cfg.context, example, t->ctx + (size_t)j * t->cfg.context, &t->targets[j]);
+    }
+}
+
+float trainer_global_mean(trainer_t *t, float local_mean) {
+    if (t->world_size == 1) return local_mean;
+    double v = local_mean, sum = 0;
+    comm_lib_allreduce(t->infra, &v, &sum, 1, DT_F64, REDOP_SUM);
+    return (float)(sum / t->world_size);
+}
+
+float trainer_eval(trainer_t *t) {
+    if (!t->val.tokens) return NAN;
+    int T = t->cfg.context, B = t->local_batch;
+    size_t n = dataset_num_examples(&t->val, T);
+    if (n == 0) return NAN;
+    int32_t *ctx = dp_malloc((size_t)B * T * sizeof(int32_t)), *tg = dp_malloc((size_t)B * sizeof(int32_t));
+    double total = 0;
+    int batches = t->cfg.eval_batches;
+    for (int k = 0; k < batches; k++) {
+        /* batch k: consecutive examples, spread over the validation set, identical on every rank */
+        size_t start = (size_t)((double)k / batches * (double)n);
+        for (int j = 0; j < B; j++) dataset_example(&t->val, T, (start + (size_t)j) % n, ctx + (size_t)j * T, &tg[j]);
+        total += model_forward(&t->model, ctx, tg, B);
+    }
+    free(ctx);
+    free(tg);
+    return (float)(total / batches);
+}
+
+static void default_full(trainer_t *t, const float *src, float *out) {
+    size_t n = model_num_params(&t->model);
+    if (t->rank == 0) ops_to_host(t->ops, out, src, n);
+}
+
+static void full_params_default(trainer_t *t, float *out) { default_full(t, t->model.params, out); }
+static void full_grads_default(trainer_t *t, float *out) { default_full(t, t->model.grads, out); }
+
+static void write_dump(trainer_t *t, int64_t first, int64_t last) {
+    const flat_layout_t *L = &t->model.layout;
+    float *params = t->rank == 0 ? dp_malloc(L->numel * sizeof(float)) : NULL;
+    t->full_params(t, params);
+    if (t->rank != 0) return;
+    st_writer_t *w = st_writer_new();
+    size_t nsteps = (size_t)(last - first);
+    st_writer_add(w, "loss", DT_F32, 1, (size_t[]){nsteps}, t->losses + first);
+    char name[96];
+    for (int i = 0; i < L->count && t->dump_grads; i++) {
+        snprintf(name, sizeof name, "grad.%s", L->views[i].name);
+        st_writer_add(w, name, DT_F32, L->views[i].ndim, L->views[i].shape, t->dump_grads + L->views[i].offset);
+    }
+    for (int i = 0; i < L->count; i++) {
+        snprintf(name, sizeof name, "param.%s", L->views[i].name);
+        st_writer_add(w, name, DT_F32, L->views[i].ndim, L->views[i].shape, params + L->views[i].offset);
+    }
+    snprintf(name, sizeof name, "%lld", (long long)first);
+    st_writer_meta(w, "first_step", name);
+    snprintf(name, sizeof name, "%d", t->world_size);
+    st_writer_meta(w, "world_size", name);
+    char err[512];
+    dp_mkdir_for(t->cfg.dump);
+    if (st_writer_save(w, t->cfg.dump, err, sizeof err) != 0) dp_fatal("%s", err);
+    st_writer_free(w);
+    free(params);
+}
+
+/* Per-rank traffic, memory and timing, gathered on rank 0 into one JSON file. */
+static void write_stats(trainer_t *t) {
+    enum { NFIELDS = 7 + 2 * MEM_NCATS + 3 };
+    comm_counters_t k = comm_counters(t->comm);
+    double mine[NFIELDS] = {(double)k.msgs_sent, (double)k.bytes_sent, (double)k.msgs_recv, (double)k.bytes_recv,
+                            (double)k.lib_calls, (double)k.lib_bytes, (double)k.ops};
+    for (int i = 0; i < MEM_NCATS; i++) {
+        mine[7 + i] = (double)t->mem.cur[i];
+        mine[7 + MEM_NCATS + i] = (double)t->mem.peak[i];
+    }
+    mine[7 + 2 * MEM_NCATS] = (double)t->mem.peak_total;
+    mine[8 + 2 * MEM_NCATS] = (double)t->mem.peak_model;
+    mine[9 + 2 * MEM_NCATS] = t->steps_timed ? t->step_time_sum / (double)t->steps_timed : 0;
+    double *all = t->rank == 0 ? dp_malloc((size_t)t->world_size * NFIELDS * sizeof(double)) : NULL;
+    comm_lib_gather(t->infra, mine, all, NFIELDS, DT_F64, 0);
+    if (t->rank != 0) return;
+    static const char *names[7] = {"msgs_sent", "bytes_sent", "msgs_recv", "bytes_recv", "lib_calls", "lib_bytes", "ops"};
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddNumberToObject(root, "world_size", t->world_size);
+    cJSON_AddNumberToObject(root, "params", (double)model_num_params(&t->model));
+    cJSON_AddNumberToObject(root, "steps", (double)t->steps_timed);
+    cJSON *ranks = cJSON_AddArrayToObject(root, "ranks");
+    for (int r = 0; r < t->world_size; r++) {
+        const double *v = all + (size_t)r * NFIELDS;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "rank", r);
+        for (int i = 0; i < 7; i++) cJSON_AddNumberToObject(o, names[i], v[i]);
+        cJSON *mem = cJSON_AddObjectToObject(o, "mem_bytes");
+        cJSON *peak = cJSON_AddObjectToObject(o, "mem_peak_bytes");
+        for (int i = 0; i < MEM_NCATS; i++) {
+            cJSON_AddNumberToObject(mem, mem_cat_name((mem_cat_t)i), v[7 + i]);
+            cJSON_AddNumberToObject(peak, mem_cat_name((mem_cat_t)i), v[7 + MEM_NCATS + i]);
+        }
+        cJSON_AddNumberToObject(o, "mem_peak_total_bytes", v[7 + 2 * MEM_NCATS]);
+        cJSON_AddNumberToObject(o, "mem_peak_model_bytes", v[8 + 2 * MEM_NCATS]);
+        cJSON_AddNumberToObject(o, "step_ms_mean", v[9 + 2 * MEM_NCATS] * 1e3);
+        cJSON_AddItemToArray(ranks, o);
+    }
+    char *s = cJSON_Print(root);
+    dp_mkdir_for(t->cfg.stats);
+    FILE *f = fopen(t->cfg.stats, "w");
+    if (!f || fputs(s, f) < 0 || fclose(f) != 0) dp_fatal("cannot write %s", t->cfg.stats);
+    free(s);
+    cJSON_Delete(root);
+    free(all);
+}
+
+static void write_samples(trainer_t *t) {
+    if (t->rank != 0 || t->cfg.sample <= 0) return;
+    char *text = dp_malloc((size_t)t->cfg.sample + 1);
+    sample_text(&t->model, &t->train, t->cfg.sample, t->cfg.seed + 7, text);
+    if (t->cfg.sample_out) {
+        dp_mkdir_for(t->cfg.sample_out);
+        FILE *f = fopen(t->cfg.sample_out, "w");
+        if (!f) dp_fatal("cannot write %s", t->cfg.sample_out);
+        for (char *p = text; *p; p++) fputc(*p == '.' ? '\n' : *p, f);
+        fputc('\n', f);
+        fclose(f);
+        logger_line(&t->log, "samples written to %s", t->cfg.sample_out);
+    } else {
+        logger_line(&t->log, "samples: %s", text);
+    }
+    free(text);
+}
+
+void trainer_run(trainer_t *t, train_step_fn step_fn) {
+    trainer_config_t *c = &t->cfg;
+    if (!t->full_params) t->full_params = full_params_default;
+    if (!t->full_grads) t->full_grads = full_grads_default;
+    int64_t first = t->step;
+    FILE *csv = NULL;
+    if (c->loss_csv && t->rank == 0) {
+        dp_mkdir_for(c->loss_csv);
+        csv = fopen(c->loss_csv, first > 0 ? "a" : "w");
+        if (!csv) dp_fatal("cannot write %s", c->loss_csv);
+        if (first == 0) fprintf(csv, "step,loss,lr,val_loss\n");
+    }
+    for (int64_t s = first; s < c->steps; s++) {
+        fetch_batch(t, s);
+        double lr = lr_at(s, c->lr, c->warmup, c->steps, c->min_lr_ratio);
+        double t0 = dp_now();
+        float loss = step_fn(t, lr);
+        double dt = dp_now() - t0;
+        trace_span(t->trace, "compute", "step", t0, t0 + dt);
+        t->step = s + 1;
+        t->step_time_sum += dt;
+        t->steps_timed++;
+        t->losses[s] = loss;
+        if (!isfinite(loss))
+            dp_fatal("the loss became %g at step %lld; lower --lr or check the gradients", (double)loss, (long long)s + 1);
+        if (s == first && c->dump) {
+            t->dump_grads = t->rank == 0 ? dp_malloc(model_num_params(&t->model) * sizeof(float)) : NULL;
+            t->full_grads(t, t->dump_grads);
+        }
+        logger_step(&t->log, (int)s, loss, lr, dt, (double)t->local_batch * t->world_size);
+        float val = NAN;
+        if (c->eval_every > 0 && (s + 1) % c->eval_every == 0 && s + 1 < c->steps) {
+            val = trainer_eval(t);
+            logger_line(&t->log, "step %6lld | val loss %.4f", (long long)s + 1, val);
+        }
+        if (csv && isnan(val)) fprintf(csv, "%lld,%.6f,%.6e,\n", (long long)s + 1, loss, lr);
+        if (csv && !isnan(val)) fprintf(csv, "%lld,%.6f,%.6e,%.6f\n", (long long)s + 1, loss, lr, val);
+        if (c->save && c->save_every > 0 && (s + 1) % c->save_every == 0 && s + 1 < c->steps) checkpoint_save(t, c->save);
+    }
+    logger_done(&t->log);
+    float val = trainer_eval(t);
+    if (!isnan(val)) logger_line(&t->log, "final val loss %.4f after %lld steps", val, (long long)t->step);
+    if (csv && !isnan(val)) fprintf(csv, "%lld,,,%.6f\n", (long long)t->step, val);
+    if (csv) fclose(csv);
+    if (t->steps_timed > 0)
+        logger_line(&t->log, "mean %.2f ms/step, %.0f tokens/s over %lld steps", 1e3 * t->step_time_sum / t->steps_timed,
+                    (double)t->local_batch * t->world_size * t->steps_timed / t->step_time_sum, (long long)t->steps_timed);
+    if (c->save) checkpoint_save(t, c->save);
+    if (c->dump) write_dump(t, first, t->step);
+    if (c->stats) write_stats(t);
+    if (c->trace && trace_write(t->trace, t->infra, c->trace) != 0) dp_fatal("cannot write %s", c->trace);
+    write_samples(t);
+}
+
+void trainer_finish(trainer_t *t) {
+    model_free(&t->model);
+    optim_free(&t->optim);
+    dataset_free(&t->train);
+    dataset_free(&t->val);
+    data_order_free(&t->order);
+    trace_free(t->trace);
+    free(t->global_idx);
+    free(t->ctx);
+    free(t->targets);
+    free(t->losses);
+    free(t->dump_grads);
+    ops_destroy(t->ops);
+    comm_free(t->infra);
+    comm_finalize(t->comm);
+}

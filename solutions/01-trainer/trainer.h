@@ -1,0 +1,105 @@
+/* trainer.h — the training loop every lesson shares.
+ *
+ * Lesson 01 runs it with its own train_step on one process; later lessons reuse all of it
+ * (data, schedule, logging, evaluation, checkpoints, dumps for the grader) and plug in a different
+ * step function: DDP's, FSDP's, ... The loop:
+ *
+ *   for step in [start, steps):
+ *       batch = this rank's share of global batch `step`     (rank r takes positions r, r+N, ...)
+ *       loss  = step_fn(trainer, lr_at(step))                 (zero, forward, backward, clip, update)
+ *       log / evaluate / checkpoint every so often
+ *
+ * --batch is the batch of ONE rank, as in PyTorch's DataLoader under DDP; the global batch is
+ * world_size × batch, and a single process run with --batch N·B sees exactly the same examples in
+ * every step as N ranks with --batch B (that is what the graders compare). */
+#ifndef DPC_TRAINER_H
+#define DPC_TRAINER_H
+
+#include "cli.h"
+#include "comm.h"
+#include "data.h"
+#include "log.h"
+#include "mem.h"
+#include "model.h"
+#include "optim.h"
+#include "trace.h"
+
+#include <stdbool.h>
+
+typedef struct {
+    /* data */
+    const char *data, *val;
+    /* model */
+    const char *preset;
+    int context, embed, hidden, layers;
+    /* optimisation */
+    int batch; /* per rank */
+    int steps;
+    const char *optimizer;
+    double lr, min_lr_ratio, weight_decay, beta1, beta2, eps, momentum, clip;
+    int warmup;
+    uint64_t seed;
+    /* output */
+    int log_every, eval_every, eval_batches, save_every, sample;
+    const char *save, *resume, *dump, *loss_csv, *stats, *trace, *sample_out;
+    /* machine */
+    const char *device;
+    int threads;
+    comm_opts_t comm;
+} trainer_config_t;
+
+typedef struct trainer trainer_t;
+/* One optimisation step on t->ctx/t->targets (this rank's t->local_batch examples) with learning
+ * rate lr; returns the mean loss over the GLOBAL batch. */
+typedef float (*train_step_fn)(trainer_t *t, double lr);
+
+struct trainer {
+    trainer_config_t cfg;
+    comm_t *comm;  /* for the algorithm: its traffic is what the counters report */
+    comm_t *infra; /* for bookkeeping (logging, dumps, stats): counted separately */
+    int rank, world_size;
+    ops_t *ops;
+    model_t model;
+    optim_t optim;
+    dataset_t train, val;
+    data_order_t order;
+    logger_t log;
+    trace_t *trace;
+    mem_t mem;
+    int64_t step;        /* the next step to run */
+    int local_batch;     /* examples per rank per step */
+    uint32_t *global_idx;
+    int32_t *ctx, *targets; /* this rank's batch */
+    float *losses;       /* per step, for the dump */
+    float *dump_grads;   /* gradients after step `start` (the dump's "grad.*") */
+    double step_time_sum;
+    int64_t steps_timed;
+    void *ext;           /* a later lesson's own state */
+    /* Hooks a later lesson may replace (defaults: the whole model lives on every rank). */
+    void (*full_params)(trainer_t *t, float *out); /* every parameter, on rank 0 */
+    void (*full_grads)(trainer_t *t, float *out);  /* every gradient, on rank 0 */
+};
+
+/* Parse the command line (the trainer's options plus `extra`, may be NULL), start the comm seam,
+ * load the data, build the model and the optimizer, resume if asked. */
+void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, const char *usage);
+/* Run the remaining steps with step_fn; evaluate, log, save, dump as configured. */
+void trainer_run(trainer_t *t, train_step_fn step_fn);
+void trainer_finish(trainer_t *t);
+
+/* Mean loss over the global batch from this rank's mean (an all-reduce on the infra comm). */
+float trainer_global_mean(trainer_t *t, float local_mean);
+/* Validation loss over cfg.eval_batches batches of the validation set (same on every rank). */
+float trainer_eval(trainer_t *t);
+
+/* Checkpoints (checkpoint.c): the model, optimizer state, step and seed in one safetensors file. */
+void checkpoint_save(trainer_t *t, const char *path);
+void checkpoint_load(trainer_t *t, const char *path);
+
+/* Text sampling (sample.c): n characters from the model, starting from an empty context. */
+void sample_text(model_t *m, const dataset_t *vocab, int n, uint64_t seed, char *out);
+
+/* The single-process step of lesson 01 (train_step.c). */
+float train_step(trainer_t *t, double lr);
+
+#endif
