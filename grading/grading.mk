@@ -1,0 +1,52 @@
+# grading/ — the grader's tools (supervise, report, equiv) and the per-lesson checks.
+GRADING_TOOLS := $(O)/grading/supervise $(O)/grading/report $(O)/grading/equiv
+CHECKLIB := $(O)/grading/libcheck.a
+
+$(O)/grading/%.o: grading/%.c $(CONFIG)
+	$(call compile_c,$@,$<,)
+$(O)/grading/supervise: $(O)/grading/supervise.o
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^
+$(O)/grading/report: $(O)/grading/report.o
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcjson
+$(O)/grading/equiv: $(O)/grading/equiv.o $(LIBDPC)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(O)/grading/checks/checklib.o: grading/checks/checklib.c $(CONFIG)
+	$(call compile_c,$@,$<,)
+$(CHECKLIB): $(O)/grading/checks/checklib.o
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
+
+# checkNN for a tree built into $(2): grading/checks/checkNN.c + that tree's lesson NN library.
+# $(1)=lesson $(2)=out dir
+define check_rules
+$(2)/grading/check$(1).o: grading/checks/check$(1).c $$(CONFIG)
+	$$(call compile_c,$$@,$$<,-Igrading/checks $$($(1)_$(2)_INC))
+$(2)/grading/check$(1): $(2)/grading/check$(1).o $$(CHECKLIB) $$($(1)_$(2)_LIB) $$($(1)_$(2)_STACK) $$(LIBDPC)
+	$$(call say,LD,$$@)
+	$$(Q)$$(CC) $$(CFLAGS) -o $$@ $$^ $$(LDLIBS)
+GRADING_CHECKS_$(2) += $(2)/grading/check$(1)
+CHECK_$(1)_$(2) := $(2)/grading/check$(1)
+endef
+CHECK_LESSONS := $(patsubst grading/checks/check%.c,%,$(wildcard grading/checks/check[0-9]*.c))
+$(foreach l,$(CHECK_LESSONS),$(eval $(call check_rules,$(l),$(O)/solutions)))
+$(foreach l,$(CHECK_LESSONS),$(eval $(call check_rules,$(l),$(O)/lessons)))
+ifdef SUB
+$(foreach l,$(CHECK_LESSONS),$(eval $(call check_rules,$(l),$(SUB_O))))
+endif
+
+# What the grader needs built for lesson NN of the submission (make SUB=dir SUB_O=dir sub-NN).
+define sub_lesson
+.PHONY: sub-$(1)
+sub-$(1): $$(LIBDPC) $$(GRADING_TOOLS) $$(TREE_$(O)/solutions) $$(GRADING_CHECKS_$(O)/solutions) \
+	$$($(1)_$(SUB_O)_LIB) $$(patsubst %.c,$$($(1)_$(SUB_O)_DIR)/%,$$(L$(1)_MAINS)) $$(CHECK_$(1)_$(SUB_O))
+endef
+ifdef SUB
+$(foreach l,$(LESSONS),$(eval $(call sub_lesson,$(l))))
+endif
+
+# The reference build the grader itself relies on.
+.PHONY: grader-ready
+grader-ready: $(LIBDPC) $(GRADING_TOOLS) $(TREE_$(O)/solutions) $(GRADING_CHECKS_$(O)/solutions)

@@ -1,0 +1,9 @@
+# Lesson 01 — the single-device trainer (100 points). Sourced by grading/grade.
+C="$SUB_BUILD/grading/check01"
+T="$SUB_BUILD/01-trainer/train"
+check linear_backward 20 60 "Linear backward: dX, dW, db vs float64 oracle" -- "$C" linear_backward
+check xent_backward 15 60 "softmax cross-entropy backward" -- "$C" xent_backward
+check adamw 20 60 "AdamW step exactly as torch.optim.AdamW" -- "$C" adamw
+check gradcheck 15 60 "whole-model gradients vs float64 finite differences" -- "$C" gradcheck
+check train 20 120 "train_step: 8 steps equivalent to the reference trainer" -- sh "$GRADING/lessons/train-equiv.sh" "$T" 1 16 --clip 0
+check train_clip 10 120 "train_step with gradient clipping active" -- sh "$GRADING/lessons/train-equiv.sh" "$T" 1 16 --clip 0.05
