@@ -23,7 +23,7 @@ NO_NCCL ?= 0
 export NO_MPI NO_CUDA NO_NCCL
 
 CONFIG := $(O)/config.mk
-NOPROBE_GOALS := deps clean help skeletons
+NOPROBE_GOALS := deps clean help skeletons test demo
 ifneq ($(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all)),)
 -include $(CONFIG)
 ifneq ($(PROBED_FLAGS),$(NO_MPI)$(NO_CUDA)$(NO_NCCL))
@@ -149,7 +149,19 @@ include grading/grading.mk
 include tests/tests.mk
 
 # ---- top-level targets --------------------------------------------------------------------------
-.PHONY: all lessons-build sub deps demo test grade bench skeletons compdb clean help FORCE
+.PHONY: all sub deps demo test grade bench skeletons compdb clean help FORCE
+
+# demo and test work as the first command on a fresh machine: install what is missing, then build.
+test:
+	@sh common/mk/deps.sh
+	@$(MAKE) --no-print-directory test-build
+	@sh tests/run
+demo:
+	@sh common/mk/deps.sh
+	@$(MAKE) --no-print-directory demo-run
+grade:
+	@$(MAKE) --no-print-directory -s grader-ready
+	@grading/grade $(LESSON)
 
 all: $(LIBDPC) $(TREE_$(O)/solutions) $(TREE_$(O)/lessons) $(DATASET_TOOLS) $(GRADING_TOOLS) \
 	$(GRADING_CHECKS_$(O)/solutions) $(GRADING_CHECKS_$(O)/lessons)

@@ -24,7 +24,7 @@ cmp_result_t cmp_f32(const float *a, const float *b, size_t n, double atol, doub
     for (size_t i = 0; i < n; i++) {
         double x = a[i], y = b[i];
         bool fin_x = isfinite(x), fin_y = isfinite(y);
-        double diff = fabs(x - y);
+        double diff = x == y ? 0.0 : fabs(x - y); /* equal infinities differ by 0, not NaN */
         if (fin_x != fin_y || (!fin_x && !fin_y && !(x == y))) {
             r.nonfinite = true;
             diff = INFINITY;

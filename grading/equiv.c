@@ -81,7 +81,9 @@ static void explain(const char *name, double ratio, double cosine, const factor_
             return;
         }
     }
-    printf("  hint: %s points the right way but is %.3fx the reference: a scale factor is wrong\n", name, ratio);
+    printf("  hint: %s points the right way but is %.3fx the reference: a scale factor is wrong (or gradient "
+           "clipping is not applied)\n",
+           name, ratio);
 }
 
 int main(int argc, char **argv) {

@@ -1,0 +1,16 @@
+# tests/ — cmocka unit tests (tests/unit/test_*.c), shell tests (tests/sh/*.sh), the seeded-bug
+# catalogue (tests/bugs/). `make test` runs them all through tests/run.
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
+# Unit tests may use any reference lesson library (linked last lesson first) and the check helpers.
+REF_LIBS := $(foreach l,$(call reverse,$(LESSONS)),$(O)/solutions/$(L$(l)_NAME)/lib$(l).a)
+REF_INCS := $(foreach l,$(LESSONS),-Isolutions/$(L$(l)_NAME)) -Igrading/checks
+
+$(O)/tests/%.o: tests/unit/%.c $(CONFIG)
+	$(call compile_c,$@,$<,$(REF_INCS))
+$(O)/tests/%: $(O)/tests/%.o $(CHECKLIB) $(REF_LIBS) $(LIBDPC)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
+
+.PHONY: test-build
+test-build: all $(UNIT_BINS) $(DATASET)

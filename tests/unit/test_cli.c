@@ -1,0 +1,84 @@
+/* Command-line parsing: values, environment, and one-line errors with exit status 2. */
+#include "testutil.h"
+
+#include "cli.h"
+
+static int n_int;
+static double n_float;
+static const char *s_choice;
+static int flag_seen;
+
+static void parse(int argc, char **argv) {
+    bool flag = false;
+    const cli_opt_t opts[] = {
+        {"batch", CLI_INT, &n_int, "batch", .min = 1, .max = 100},
+        {"lr", CLI_FLOAT, &n_float, "lr", .min = 0, .max = 1, .env = "TEST_LR"},
+        {"optimizer", CLI_CHOICE, &s_choice, "opt", .choices = "adamw|sgd"},
+        {"verbose", CLI_FLAG, &flag, "flag"},
+        CLI_END,
+    };
+    cli_parse(argc, argv, opts, "prog [options]");
+    flag_seen = flag;
+}
+
+static void values(void **state) {
+    (void)state;
+    char *argv[] = {"prog", "--batch", "7", "--lr=0.5", "--optimizer", "sgd", "--verbose", NULL};
+    s_choice = "adamw";
+    parse(7, argv);
+    assert_int_equal(n_int, 7);
+    assert_true(n_float == 0.5);
+    assert_string_equal(s_choice, "sgd");
+    assert_true(flag_seen);
+}
+
+static void environment_then_command_line(void **state) {
+    (void)state;
+    setenv("TEST_LR", "0.25", 1);
+    char *a1[] = {"prog", NULL};
+    parse(1, a1);
+    assert_true(n_float == 0.25);
+    char *a2[] = {"prog", "--lr", "0.125", NULL};
+    parse(3, a2);
+    assert_true(n_float == 0.125);
+    unsetenv("TEST_LR");
+}
+
+typedef struct {
+    int argc;
+    char **argv;
+} args_t;
+
+static void child(void *p) {
+    args_t *a = p;
+    parse(a->argc, a->argv);
+}
+
+static void expect_error(int argc, char **argv, const char *needle) {
+    char err[1024];
+    args_t a = {argc, argv};
+    int rc = run_child(child, &a, err, sizeof err);
+    assert_int_equal(rc, 2);
+    if (!strstr(err, needle)) fail_msg("stderr '%s' lacks '%s'", err, needle);
+    assert_int_equal(count_lines(err), 1); /* one line */
+}
+
+static void errors_are_one_line(void **state) {
+    (void)state;
+    expect_error(3, (char *[]){"prog", "--batch", "x", NULL}, "--batch expects an integer in [1, 100], got 'x'");
+    expect_error(3, (char *[]){"prog", "--batch", "0", NULL}, "in [1, 100]");
+    expect_error(3, (char *[]){"prog", "--lr", "2", NULL}, "--lr expects a number in [0, 1]");
+    expect_error(3, (char *[]){"prog", "--optimizer", "adam", NULL}, "one of adamw|sgd");
+    expect_error(3, (char *[]){"prog", "--bach", "4", NULL}, "did you mean --batch?");
+    expect_error(2, (char *[]){"prog", "--batch", NULL}, "--batch needs a value");
+    expect_error(2, (char *[]){"prog", "stray", NULL}, "unexpected argument 'stray'");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(values),
+        cmocka_unit_test(environment_then_command_line),
+        cmocka_unit_test(errors_are_one_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
