@@ -37,7 +37,7 @@ cmp_result_t cmp_f32(const float *a, const float *b, size_t n, double atol, doub
         }
         if (rel > r.max_rel) r.max_rel = rel;
         if (ulp > r.max_ulp) r.max_ulp = ulp;
-        if (!(diff <= atol + rtol * fabs(y))) {
+        if (diff != 0 && !(diff <= atol + rtol * fabs(y))) {
             if (r.n_bad == 0) {
                 r.first_bad = i;
                 r.first_a = a[i];
