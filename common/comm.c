@@ -45,8 +45,10 @@ const struct cli_opt *comm_cli_opts(comm_opts_t *o) {
 
 static comm_world_t *the_world; /* for the dp_fatal abort hook only */
 
+/* A fatal error ends the job. Alone, a plain exit is enough (and keeps the error to one line);
+ * with other ranks waiting on this one, the backend must bring them down too. */
 static void abort_all(int status) {
-    if (the_world) the_world->backend->abort(status);
+    if (the_world && the_world->size > 1) the_world->backend->abort(status);
 }
 
 static void describe(const comm_t *c, const comm_inflight_t *f, char *out, size_t n) {
@@ -58,6 +60,8 @@ static void describe(const comm_t *c, const comm_inflight_t *f, char *out, size_
     else if (!strcmp(f->op, "sendrecv"))
         snprintf(out, n, "sendrecv (send %zu x %s to rank %d, recv %zu x %s from rank %d)",
                  f->send_count, tn, f->send_peer, f->recv_count, tn, f->recv_peer);
+    else if (f->send_count == 0)
+        snprintf(out, n, "%s over all %d ranks", f->op, c->size);
     else
         snprintf(out, n, "%s of %zu x %s over all %d ranks", f->op, f->send_count, tn, c->size);
 }
@@ -173,6 +177,7 @@ comm_t *comm_init(int *argc, char ***argv, const comm_opts_t *opts) {
     comm_t *c = dp_calloc(1, sizeof *c);
     comm_struct_init(c, w, "world");
     w->backend->init(c, argc, argv);
+    w->size = c->size;
     the_world = w;
     dp_set_abort_hook(abort_all);
     registry_add(c);

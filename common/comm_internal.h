@@ -58,6 +58,7 @@ typedef struct {
     bool watchdog_running;
     _Atomic bool stopping;
     const comm_backend_t *backend;
+    int size; /* ranks in the job */
 } comm_world_t;
 
 struct comm {

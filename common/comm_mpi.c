@@ -109,18 +109,23 @@ static void mpi_dup(comm_t *parent, comm_t *child) {
 }
 
 /* Wait for requests: spin briefly (the peer is usually about to answer), then yield the core to
- * other ranks, then sleep in short naps. The watchdog in comm.c ends the job if this never returns. */
+ * other ranks for a few milliseconds — a large message moves only while both sides keep calling
+ * into MPI, so a waiting rank must stay responsive — and only a rank that has waited longer than
+ * that (its peer is computing, or emulating a slow link) sleeps in short naps. The watchdog in
+ * comm.c ends the job if this never returns. */
 static void wait_all(const comm_t *c, int n, MPI_Request *reqs) {
+    double start = 0;
     for (unsigned polls = 0;; polls++) {
         int done = 0;
         check(c, MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE), "Testall");
         if (done) return;
         if (polls < 64) continue;
-        if (polls < 4096) {
+        if (polls == 64) start = dp_now();
+        if ((polls & 63) != 0 || dp_now() - start < 5e-3) {
             sched_yield();
             continue;
         }
-        struct timespec nap = {0, 20 * 1000};
+        struct timespec nap = {0, 50 * 1000};
         nanosleep(&nap, NULL);
     }
 }

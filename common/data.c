@@ -34,7 +34,12 @@ int dataset_try_load(const char *path, dataset_t *ds, char *err, size_t errlen) 
                     "--data PATH",
                     path);
     int rc = -1;
-    if (len < DATA_HEADER_BYTES || memcmp(buf, DATA_MAGIC, 8) != 0) {
+    if (len < DATA_HEADER_BYTES) {
+        fail(err, errlen, "%s is truncated: %zu bytes, shorter than the %d-byte header; rebuild it with 'make dataset'",
+             path, len, DATA_HEADER_BYTES);
+        goto out;
+    }
+    if (memcmp(buf, DATA_MAGIC, 8) != 0) {
         fail(err, errlen, "%s is not a dataset file (bad magic); rebuild it with 'make dataset'", path);
         goto out;
     }

@@ -1,7 +1,8 @@
 /* equiv — is a training run equivalent to the reference run? Written once, used by every lesson.
  *
  *   equiv REF.safetensors SUB.safetensors [--batch B] [--world N] [--accum K]
- *         [--loss-rtol R] [--grad-rtol R] [--param-atol A] [--param-rtol R]
+ *         [--loss-rtol R] [--grad-rtol R] [--param-atol A] [--param-rtol R] [--exact]
+ *         [--ref-offset K]   (SUB resumed at step K of REF: compare with REF's losses from K on)
  *
  * Both files are trainer dumps (--dump): "loss" per step, "grad.<name>" after the first step and
  * "param.<name>" at the end. The reference is always lesson 01's reference trainer on one process
@@ -88,7 +89,8 @@ static void explain(const char *name, double ratio, double cosine, const factor_
 
 int main(int argc, char **argv) {
     const char *ref_path = NULL, *sub_path = NULL;
-    double batch = 0, world = 1, accum = 1;
+    double batch = 0, world = 1, accum = 1, ref_offset = 0;
+    int exact = 0;
     double loss_rtol = 2e-5, grad_rtol = 1e-4, param_atol = 1e-5, param_rtol = 1e-4;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -99,8 +101,10 @@ int main(int argc, char **argv) {
                       : !strcmp(a, "--grad-rtol") ? &grad_rtol
                       : !strcmp(a, "--param-atol") ? &param_atol
                       : !strcmp(a, "--param-rtol") ? &param_rtol
+                      : !strcmp(a, "--ref-offset") ? &ref_offset
                                                    : NULL;
-        if (dst && i + 1 < argc) *dst = atof(argv[++i]);
+        if (!strcmp(a, "--exact")) exact = 1;
+        else if (dst && i + 1 < argc) *dst = atof(argv[++i]);
         else if (!ref_path) ref_path = a;
         else if (!sub_path) sub_path = a;
         else {
@@ -113,6 +117,7 @@ int main(int argc, char **argv) {
                         "[--loss-rtol R] [--grad-rtol R] [--param-atol A] [--param-rtol R]\n");
         return 2;
     }
+    if (exact) loss_rtol = grad_rtol = param_atol = param_rtol = 0;
     st_file_t ref, sub;
     load(ref_path, &ref);
     load(sub_path, &sub);
@@ -129,19 +134,21 @@ int main(int argc, char **argv) {
         printf("FAIL: a dump has no 'loss' tensor\n");
         return 1;
     }
-    if (lr_->numel != ls->numel) {
-        printf("FAIL: the submission ran %zu steps, the reference %zu\n", ls->numel, lr_->numel);
+    size_t off = (size_t)ref_offset, ref_steps = lr_->numel > off ? lr_->numel - off : 0;
+    if (ref_steps != ls->numel) {
+        printf("FAIL: the submission ran %zu steps, the reference %zu\n", ls->numel, ref_steps);
         failures++;
     }
-    size_t steps = lr_->numel < ls->numel ? lr_->numel : ls->numel;
-    cmp_result_t cl = cmp_f32(ls->data, lr_->data, steps, 0, loss_rtol);
+    size_t steps = ref_steps < ls->numel ? ref_steps : ls->numel;
+    const float *ref_loss = (const float *)lr_->data + off;
+    cmp_result_t cl = cmp_f32(ls->data, ref_loss, steps, 0, loss_rtol);
     printf("loss    %zu steps: max-abs %.3g  max-rel %.3g  max-ULP %llu\n", steps, cl.max_abs, cl.max_rel,
            (unsigned long long)cl.max_ulp);
     if (cl.n_bad) {
         failures++;
         printf("FAIL: first divergence at step %zu: loss %.7g, reference %.7g (%zu of %zu steps differ by more than "
                "rtol %.1g)\n",
-               cl.first_bad + 1, cl.first_a, cl.first_b, cl.n_bad, steps, loss_rtol);
+               cl.first_bad + 1 + off, cl.first_a, cl.first_b, cl.n_bad, steps, loss_rtol);
         int all_zero = 1;
         for (size_t k = 0; k < steps; k++) all_zero &= ((const float *)ls->data)[k] == 0.0f;
         if (all_zero)
@@ -154,6 +161,7 @@ int main(int argc, char **argv) {
     /* gradients after the first step, then the final parameters */
     for (int pass = 0; pass < 2; pass++) {
         const char *prefix = pass == 0 ? "grad." : "param.";
+        if (pass == 0 && off > 0) continue; /* the gradients are of different steps */
         int seen = 0, bad_tensors = 0;
         double worst_rel = 0;
         unsigned long long worst_ulp = 0;

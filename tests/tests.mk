@@ -14,3 +14,12 @@ $(O)/tests/%: $(O)/tests/%.o $(CHECKLIB) $(REF_LIBS) $(LIBDPC)
 
 .PHONY: test-build
 test-build: all $(UNIT_BINS) $(DATASET)
+
+# Small programs the shell tests drive.
+TEST_PROGS := $(patsubst tests/progs/%.c,$(O)/tests/progs/%,$(wildcard tests/progs/*.c))
+$(O)/tests/progs/%.o: tests/progs/%.c $(CONFIG)
+	$(call compile_c,$@,$<,)
+$(O)/tests/progs/%: $(O)/tests/progs/%.o $(LIBDPC)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+test-build: $(TEST_PROGS)

@@ -80,7 +80,7 @@ static cli_opt_t *options(trainer_config_t *c) {
         {"eval-every", CLI_INT, &c->eval_every, "validation loss every N steps (0: at the end only)", .min = 0, .max = 1 << 30},
         {"eval-batches", CLI_INT, &c->eval_batches, "validation batches per evaluation", .min = 1, .max = 1 << 20},
         {"save", CLI_STRING, &c->save, "write a checkpoint here at the end (and every --save-every)"},
-        {"save-every", CLI_INT, &c->save_every, "checkpoint every N steps (0: at the end only)", .min = 0, .max = 1 << 30},
+        {"save-every", CLI_INT, &c->save_every, "also checkpoint every N steps, to SAVE with .stepN before the extension", .min = 0, .max = 1 << 30},
         {"resume", CLI_STRING, &c->resume, "continue from this checkpoint"},
         {"dump", CLI_STRING, &c->dump, "write losses, first-step gradients and final parameters (for the grader)"},
         {"loss-csv", CLI_STRING, &c->loss_csv, "write step,loss,lr,val_loss lines here"},
@@ -299,6 +299,13 @@ static void write_samples(trainer_t *t) {
     free(text);
 }
 
+/* "ck.safetensors" at step 10 -> "ck.step10.safetensors" */
+static void step_path(char *out, size_t n, const char *path, int64_t step) {
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash)) dot = path + strlen(path);
+    snprintf(out, n, "%.*s.step%lld%s", (int)(dot - path), path, (long long)step, dot);
+}
+
 void trainer_run(trainer_t *t, train_step_fn step_fn) {
     trainer_config_t *c = &t->cfg;
     if (!t->full_params) t->full_params = full_params_default;
@@ -336,7 +343,11 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
         }
         if (csv && isnan(val)) fprintf(csv, "%lld,%.6f,%.6e,\n", (long long)s + 1, loss, lr);
         if (csv && !isnan(val)) fprintf(csv, "%lld,%.6f,%.6e,%.6f\n", (long long)s + 1, loss, lr, val);
-        if (c->save && c->save_every > 0 && (s + 1) % c->save_every == 0 && s + 1 < c->steps) checkpoint_save(t, c->save);
+        if (c->save && c->save_every > 0 && (s + 1) % c->save_every == 0 && s + 1 < c->steps) {
+            char path[4096];
+            step_path(path, sizeof path, c->save, s + 1);
+            checkpoint_save(t, path);
+        }
     }
     logger_done(&t->log);
     float val = trainer_eval(t);

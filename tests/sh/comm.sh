@@ -1,0 +1,35 @@
+# The comm seam under misbehaviour: every hang becomes one line naming rank, peer, operation and
+# sequence number; the link emulator's timing model holds.
+. "$(dirname "$0")/lib.sh"
+P=$ROOT/build/tests/progs/comm_probe
+start=$(date +%s)
+timeout -k 5 60 "$MPIRUN" -np 2 "$P" deadlock --timeout-s 2 >"$TMP/out" 2>&1
+rc=$?
+took=$(($(date +%s) - start))
+if [ $rc != 0 ] && [ $rc != 124 ] && grep -q "rank [01]: timeout after 2 s in send of 4194304 x F32 to rank [01] (op #1 on comm 'world')" "$TMP/out"; then
+    pass "send-before-receive deadlock ends in ${took}s with: $(grep -m1 'timeout after' "$TMP/out" | cut -c1-110)..."
+else
+    fail "deadlock: exit $rc after ${took}s: $(head -c 400 "$TMP/out")"
+fi
+timeout -k 5 60 "$MPIRUN" -np 3 "$P" skip --timeout-s 1 >"$TMP/out" 2>&1
+rc=$?
+if [ $rc != 0 ] && [ $rc != 124 ] && grep -q "timeout after 1 s in barrier over all 3 ranks (op #1" "$TMP/out"; then
+    pass "a rank skipping a collective: $(grep -m1 'timeout after' "$TMP/out" | cut -c1-100)..."
+else
+    fail "skipped collective: exit $rc: $(head -c 400 "$TMP/out")"
+fi
+timeout -k 5 60 "$MPIRUN" -np 2 "$P" self >"$TMP/out" 2>&1
+if [ $? != 0 ] && grep -q "rank 0: send with itself" "$TMP/out"; then
+    pass "a message to oneself is refused"
+else
+    fail "self-send: $(head -c 300 "$TMP/out")"
+fi
+# α = 1 ms, β = 1 GB/s, 1 MiB: one message ≈ 2.05 ms; two back to back share the port ≈ 4.1 ms
+timeout -k 5 60 "$MPIRUN" -np 2 "$P" link --link-latency-us 1000 --link-gbps 8 >"$TMP/out" 2>&1
+one=$(sed -n 's/^one //p' "$TMP/out")
+two=$(sed -n 's/^two //p' "$TMP/out")
+if awk -v a="$one" -v b="$two" 'BEGIN { exit !(a >= 2.0 && a < 2.8 && b >= 4.1 && b < 5.4) }'; then
+    pass "link emulator: one 1 MiB message ${one} ms (model 2.05), two on one port ${two} ms (model 4.10)"
+else
+    fail "link emulator timing: one '${one}' ms (want 2.0..2.8), two '${two}' ms (want 4.1..5.4): $(head -c 200 "$TMP/out")"
+fi

@@ -1,0 +1,26 @@
+# Bad input to the trainer: one clear line on stderr and a non-zero exit, for each kind.
+. "$(dirname "$0")/lib.sh"
+
+expect_error "missing dataset" "not found" $TRAIN $QUICK --data "$TMP/nope.tok" --steps 1
+cp "$FIX" "$TMP/bad.tok"
+printf 'X' | dd of="$TMP/bad.tok" bs=1 seek=100 conv=notrunc 2>/dev/null
+expect_error "corrupt dataset" "checksum mismatch" $TRAIN $QUICK --data "$TMP/bad.tok" --steps 1
+head -c 20 "$FIX" >"$TMP/short.tok"
+expect_error "truncated dataset" "is truncated" $TRAIN $QUICK --data "$TMP/short.tok" --steps 1
+expect_error "bad flag value" "--batch expects an integer" $TRAIN $QUICK --batch many
+expect_error "negative batch" "--batch expects an integer in [1," $TRAIN $QUICK --batch -3
+expect_error "unknown flag" "did you mean --steps?" $TRAIN $QUICK --stpes 3
+expect_error "bad choice" "--optimizer expects one of adamw|sgd" $TRAIN $QUICK --optimizer adam
+expect_error "batch larger than the data" "fewer than one global batch" $TRAIN $QUICK --batch 100000 --steps 1
+
+$TRAIN $QUICK --steps 3 --save "$TMP/ck.safetensors" >/dev/null 2>&1 || fail "saving a checkpoint"
+expect_error "mismatched checkpoint" "different model" $TRAIN $QUICK --hidden 16 --steps 5 --resume "$TMP/ck.safetensors"
+expect_error "checkpoint for another optimizer" "this run uses --optimizer sgd" $TRAIN $QUICK --optimizer sgd --steps 5 --resume "$TMP/ck.safetensors"
+size=$(wc -c <"$TMP/ck.safetensors")
+head -c $((size - 40)) "$TMP/ck.safetensors" >"$TMP/trunc.safetensors"
+expect_error "truncated checkpoint" "truncated" $TRAIN $QUICK --steps 5 --resume "$TMP/trunc.safetensors"
+cp "$TMP/ck.safetensors" "$TMP/flip.safetensors"
+printf 'Z' | dd of="$TMP/flip.safetensors" bs=1 seek=$((size - 10)) conv=notrunc 2>/dev/null
+expect_error "corrupt checkpoint" "checksum mismatch" $TRAIN $QUICK --steps 5 --resume "$TMP/flip.safetensors"
+expect_error "missing checkpoint" "not found" $TRAIN $QUICK --steps 5 --resume "$TMP/none.safetensors"
+expect_error "checkpoint past --steps" "raise --steps" $TRAIN $QUICK --steps 2 --resume "$TMP/ck.safetensors"
