@@ -1,6 +1,7 @@
 /* report — turn the grader's result table into JSON or a Gradescope results.json.
  *
  *   report --format json|gradescope [--out FILE] RESULTS.tsv
+ *   report --validate FILE.json      check a Gradescope results.json (exit 0 when valid)
  *
  * RESULTS.tsv has one line per check, tab-separated:
  *   lesson  name  description  score  max_score  seconds  passed|failed  output_file
@@ -27,8 +28,51 @@ static char *slurp(const char *path) {
     return buf;
 }
 
+/* The fields Gradescope reads (https://gradescope-autograders.readthedocs.io, "Output format"). */
+static int validate(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        printf("cannot read %s\n", path);
+        return 1;
+    }
+    static char buf[1 << 22];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    cJSON *root = cJSON_Parse(buf);
+    const char *why = NULL;
+    cJSON *tests = root ? cJSON_GetObjectItemCaseSensitive(root, "tests") : NULL;
+    double sum = 0;
+    if (!root) why = "not valid JSON";
+    else if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(root, "score"))) why = "no numeric top-level \"score\"";
+    else if (!cJSON_IsArray(tests) || cJSON_GetArraySize(tests) == 0) why = "no \"tests\" array";
+    else {
+        cJSON *t;
+        cJSON_ArrayForEach(t, tests) {
+            cJSON *st = cJSON_GetObjectItemCaseSensitive(t, "status");
+            cJSON *vis = cJSON_GetObjectItemCaseSensitive(t, "visibility");
+            if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(t, "name")) ||
+                !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(t, "score")) ||
+                !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(t, "max_score")) ||
+                !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(t, "output")) || !cJSON_IsString(st) ||
+                (strcmp(st->valuestring, "passed") && strcmp(st->valuestring, "failed")) || !cJSON_IsString(vis)) {
+                why = "a test lacks name/score/max_score/status/output/visibility";
+                break;
+            }
+            sum += cJSON_GetObjectItemCaseSensitive(t, "score")->valuedouble;
+        }
+        if (!why && sum != cJSON_GetObjectItemCaseSensitive(root, "score")->valuedouble)
+            why = "the top-level score is not the sum of the tests' scores";
+    }
+    if (why) printf("%s: invalid Gradescope results: %s\n", path, why);
+    else printf("%s: valid Gradescope results (%d tests, score %g)\n", path, cJSON_GetArraySize(tests), sum);
+    cJSON_Delete(root);
+    return why != NULL;
+}
+
 int main(int argc, char **argv) {
     const char *format = "json", *out = NULL, *in = NULL;
+    if (argc == 3 && !strcmp(argv[1], "--validate")) return validate(argv[2]);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--format") && i + 1 < argc) format = argv[++i];
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];

@@ -22,7 +22,11 @@ else
     "$MPIRUN" -np "$n" "$prog" $flags --batch "$b" --dump sub.st >sub.log 2>&1
 fi
 rc=$?
-if [ $rc != 0 ] || [ ! -f sub.st ]; then
+if [ $rc -gt 128 ]; then
+    echo "your program crashed: signal $((rc - 128)) ($(kill -l $((rc - 128)) 2>/dev/null)); its last output:"
+    tail -n 20 sub.log
+    exit 1
+elif [ $rc != 0 ] || [ ! -f sub.st ]; then
     echo "your program failed (exit status $rc); its last output:"
     tail -n 20 sub.log
     exit 1

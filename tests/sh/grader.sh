@@ -1,0 +1,101 @@
+# The grader: full marks for the reference, zero for the skeletons (fast, no hang), results
+# written whatever the submission does (crash, hang, compile error), Gradescope output valid,
+# two graders side by side, and a class graded by grade-all.
+. "$(dirname "$0")/lib.sh"
+REPORT=build/grading/report
+LESSONS=$(for mk in solutions/[0-9]*/lesson.mk; do basename "$(dirname "$mk")" | cut -c1-2; done)
+
+for L in $LESSONS; do
+    if grading/grade "$L" --submission solutions >"$TMP/g" 2>&1; then
+        pass "solution of lesson $L: $(tail -n 1 "$TMP/g")"
+    else
+        fail "solution of lesson $L is not at full marks: $(grep -E 'FAIL|Score' "$TMP/g" | head -n 5)"
+    fi
+    start=$(date +%s)
+    grading/grade "$L" >"$TMP/g" 2>&1
+    rc=$?
+    took=$(($(date +%s) - start))
+    if [ $rc = 1 ] && grep -q '^Score: 0/' "$TMP/g" && [ $took -lt 60 ]; then
+        pass "skeleton of lesson $L scores 0 in ${took}s"
+    else
+        fail "skeleton of lesson $L: exit $rc after ${took}s, $(tail -n 1 "$TMP/g")"
+    fi
+done
+
+# Gradescope and JSON output
+grading/grade 01 --submission solutions --format gradescope --out "$TMP/results.json" >/dev/null 2>&1
+if $REPORT --validate "$TMP/results.json" >"$TMP/v" && grep -q '"score":	100' "$TMP/results.json"; then
+    pass "gradescope output: $(cat "$TMP/v")"
+else
+    fail "gradescope output: $(cat "$TMP/v")"
+fi
+grading/grade 01 --format gradescope >"$TMP/stdout.json" 2>/dev/null
+if $REPORT --validate "$TMP/stdout.json" >/dev/null && grep -q '"status":	"failed"' "$TMP/stdout.json"; then
+    pass "gradescope output on stdout, skeleton: valid and failing"
+else
+    fail "gradescope output on stdout is not valid JSON"
+fi
+
+# A submission that crashes, one that hangs, one that does not compile: results are still written.
+mk_sub() { # mk_sub NAME FILE SED_EXPR
+    mkdir -p "$TMP/$1"
+    cp -R solutions/. "$TMP/$1/"
+    sed -i "$3" "$TMP/$1/01-trainer/$2"
+}
+mk_sub crash train_step.c 's|    model_zero_grad(m);|    model_zero_grad(m); if (t->step == 2) *(volatile int *)0 = 1;|'
+mk_sub hang linear.c 's|    ops_colsum_acc(ops, dy, B, out, db);|    for (volatile int spin = 1; spin;) { } ops_colsum_acc(ops, dy, B, out, db);|'
+mk_sub broken xent.c 's|    float scale = grad_scale / (float)B;|    float scale = grad_scale / (float)B syntax error|'
+
+grading/grade 01 --submission "$TMP/crash" --format gradescope --out "$TMP/crash.json" >"$TMP/g" 2>&1
+if grep -q 'signal 11 (SEGV)' "$TMP/g" && $REPORT --validate "$TMP/crash.json" >/dev/null; then
+    pass "a crashing submission: the signal is reported and results are written"
+else
+    fail "crashing submission: $(grep -E 'FAIL|Score' "$TMP/g" | head -n 4)"
+fi
+start=$(date +%s)
+grading/grade 01 --submission "$TMP/hang" --timeout 3 --format gradescope --out "$TMP/hang.json" >"$TMP/g" 2>&1
+took=$(($(date +%s) - start))
+left=$(pgrep -f "$TMP/hang" | wc -l)
+if grep -q 'timeout after 3 s' "$TMP/g" && $REPORT --validate "$TMP/hang.json" >/dev/null && [ "$left" = 0 ] && [ $took -lt 60 ]; then
+    pass "a hanging submission is killed after --timeout 3 (grading took ${took}s, nothing left running)"
+else
+    fail "hanging submission: took ${took}s, $left processes left: $(grep -E 'FAIL|Score' "$TMP/g" | head -n 4)"
+fi
+grading/grade 01 --submission "$TMP/broken" --format gradescope --out "$TMP/broken.json" >"$TMP/g" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q 'does not compile' "$TMP/g" && grep -q 'error' "$TMP/g" && $REPORT --validate "$TMP/broken.json" >/dev/null; then
+    pass "a submission that does not compile: every check fails with the compiler's error, results written"
+else
+    fail "non-compiling submission: exit $rc, $(head -n 5 "$TMP/g")"
+fi
+
+# Two graders at once on one machine must not collide (scratch dirs, MPI session dirs, ports).
+grading/grade 00 01 --submission solutions >"$TMP/a" 2>&1 &
+pa=$!
+grading/grade 00 01 --submission solutions >"$TMP/b" 2>&1 &
+pb=$!
+wait $pa
+ra=$?
+wait $pb
+rb=$?
+if [ $ra = 0 ] && [ $rb = 0 ]; then
+    pass "two graders side by side both give full marks"
+else
+    fail "concurrent graders: $(tail -n 1 "$TMP/a") / $(tail -n 1 "$TMP/b")"
+fi
+
+# A class: the reference, the skeleton, a broken submission and one in the flat layout.
+mkdir -p "$TMP/class/alice/lessons" "$TMP/class/bob" "$TMP/class/carol/lessons" "$TMP/class/dave"
+cp -R solutions/. "$TMP/class/alice/lessons/"
+cp -R lessons/. "$TMP/class/bob/"
+cp -R "$TMP/broken/." "$TMP/class/carol/lessons/"
+cp -R solutions/. "$TMP/class/dave/"
+echo "garbage" >"$TMP/class/alice/lessons/01-trainer/model.c" # not a student file: must be ignored
+grading/grade-all "$TMP/class" --lessons "01" --out "$TMP/grades.csv" >"$TMP/ga" 2>&1
+if [ "$(wc -l <"$TMP/grades.csv")" = 5 ] && grep -q '^alice,100,100,100,' "$TMP/grades.csv" &&
+    grep -q '^bob,0,100,0,' "$TMP/grades.csv" && grep -q '^carol,0,100,0,' "$TMP/grades.csv" &&
+    grep -q '^dave,100,100,100,' "$TMP/grades.csv"; then
+    pass "grade-all: one row per student, non-student files ignored, a broken submission does not stop the batch"
+else
+    fail "grade-all: $(cat "$TMP/grades.csv") / $(tail -n 3 "$TMP/ga")"
+fi
