@@ -187,3 +187,8 @@ help:
 	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
+
+# The demo (see common/mk/demo.sh).
+.PHONY: demo-run
+demo-run: all $(DATASET)
+	@sh common/mk/demo.sh
