@@ -56,8 +56,8 @@ void ops_destroy(ops_t *ops) {
         if (ON_GPU(ops)) return call;                                                              \
     } while (0)
 #else
-#define DISPATCH(call) (void)0
-#define DISPATCH_RET(call) (void)0
+#define DISPATCH(call) (void)ops
+#define DISPATCH_RET(call) (void)ops
 #endif
 
 float *ops_alloc(const ops_t *ops, size_t count) {

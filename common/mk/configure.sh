@@ -142,7 +142,7 @@ int main(void) { int v = 0; return ncclGetVersion(&v) == ncclSuccess ? 0 : 0; }
 EOF
     if try_link nccl "$CC" -std=c11 -I"$CUDA_HOME/include" -L"$CUDA_HOME/lib64" -lnccl; then
         HAVE_NCCL=1
-        status nccl "found (NCCL backend built)"
+        status nccl "found: NCCL header and library (for the GPU path)"
     else
         status nccl "missing: the NCCL backend is not built (install NCCL for it)"
     fi
