@@ -142,8 +142,8 @@ int main(int argc, char **argv) {
     size_t steps = ref_steps < ls->numel ? ref_steps : ls->numel;
     const float *ref_loss = (const float *)lr_->data + off;
     cmp_result_t cl = cmp_f32(ls->data, ref_loss, steps, 0, loss_rtol);
-    printf("loss    %zu steps: max-abs %.3g  max-rel %.3g  max-ULP %llu\n", steps, cl.max_abs, cl.max_rel,
-           (unsigned long long)cl.max_ulp);
+    printf("loss    %zu steps: max-abs %.3g  max-rel %.3g  max-ULP %llu  (worst %.2g of the tolerance)\n", steps,
+           cl.max_abs, cl.max_rel, (unsigned long long)cl.max_ulp, loss_rtol > 0 ? cl.max_rel / loss_rtol : 0.0);
     if (cl.n_bad) {
         failures++;
         printf("FAIL: first divergence at step %zu: loss %.7g, reference %.7g (%zu of %zu steps differ by more than "
@@ -163,7 +163,7 @@ int main(int argc, char **argv) {
         const char *prefix = pass == 0 ? "grad." : "param.";
         if (pass == 0 && off > 0) continue; /* the gradients are of different steps */
         int seen = 0, bad_tensors = 0;
-        double worst_rel = 0;
+        double worst_rel = 0, worst_used = 0; /* worst |diff| / tolerance: how close to failing */
         unsigned long long worst_ulp = 0;
         for (int i = 0; i < ref.ntensors; i++) {
             const st_tensor_t *r = &ref.tensors[i];
@@ -181,8 +181,13 @@ int main(int argc, char **argv) {
                 double refmax = 0;
                 for (size_t k = 0; k < r->numel; k++) refmax = fmax(refmax, fabs(b[k]));
                 c = cmp_f32(a, b, r->numel, grad_rtol * refmax, 0);
+                if (refmax > 0) worst_used = fmax(worst_used, c.max_abs / (grad_rtol * refmax));
             } else {
                 c = cmp_f32(a, b, r->numel, param_atol, param_rtol);
+                for (size_t k = 0; k < r->numel; k++) {
+                    double tol = param_atol + param_rtol * fabs(b[k]);
+                    if (tol > 0) worst_used = fmax(worst_used, fabs((double)a[k] - b[k]) / tol);
+                }
             }
             if (c.max_rel > worst_rel && isfinite(c.max_rel)) worst_rel = c.max_rel;
             if (c.max_ulp > worst_ulp) worst_ulp = c.max_ulp;
@@ -196,8 +201,8 @@ int main(int argc, char **argv) {
         }
         if (bad_tensors > 4) printf("  ... and %d more tensors\n", bad_tensors - 4);
         if (seen)
-            printf("%-7s %d tensors: %d differ; max-rel %.3g  max-ULP %llu\n", pass == 0 ? "grads" : "params", seen,
-                   bad_tensors, worst_rel, worst_ulp);
+            printf("%-7s %d tensors: %d differ; max-rel %.3g  max-ULP %llu  (worst %.2g of the tolerance)\n",
+                   pass == 0 ? "grads" : "params", seen, bad_tensors, worst_rel, worst_ulp, worst_used);
     }
     st_close(&ref);
     st_close(&sub);

@@ -1,5 +1,5 @@
 # grading/ — the grader's tools (supervise, report, equiv) and the per-lesson checks.
-GRADING_TOOLS := $(O)/grading/supervise $(O)/grading/report $(O)/grading/equiv
+GRADING_TOOLS := $(O)/grading/supervise $(O)/grading/report $(O)/grading/equiv $(O)/grading/statcheck
 CHECKLIB := $(O)/grading/libcheck.a
 
 $(O)/grading/%.o: grading/%.c $(CONFIG)
@@ -8,6 +8,9 @@ $(O)/grading/supervise: $(O)/grading/supervise.o
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^
 $(O)/grading/report: $(O)/grading/report.o
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcjson
+$(O)/grading/statcheck: $(O)/grading/statcheck.o
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcjson
 $(O)/grading/equiv: $(O)/grading/equiv.o $(LIBDPC)

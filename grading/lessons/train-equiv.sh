@@ -4,22 +4,24 @@
 # The equivalence check every lesson shares: the lesson-01 REFERENCE trainer on one process with
 # the global batch NRANKS x LOCAL_BATCH, then the submission's PROGRAM on NRANKS ranks with
 # LOCAL_BATCH each, same data, seed and flags, then grading/equiv on the two dumps.
+# SUB_EXTRA: flags for the submission's run only (e.g. --stats stats.json).
+# STEPS: steps of both runs (default 8). REF_EXTRA: flags for the reference run only.
 set -u
 prog=$1 n=$2 b=$3
 shift 3
-flags="--preset tiny --data $FIXTURE_TRAIN --val none --steps 8 --lr 1e-2 --log-every 1000 --seed 3 $*"
+flags="--preset tiny --data $FIXTURE_TRAIN --val none --steps ${STEPS:-8} --lr 1e-2 --log-every 1000 --seed 3 $*"
 # shellcheck disable=SC2086
-if ! "$REF_BUILD/01-trainer/train" $flags --batch $((n * b)) --dump ref.st >ref.log 2>&1; then
+if ! "$REF_BUILD/01-trainer/train" $flags ${REF_EXTRA:-} --batch $((n * b)) --dump ref.st >ref.log 2>&1; then
     echo "grader error: the reference run failed:"
     cat ref.log
     exit 2
 fi
 if [ "$n" = 1 ]; then
     # shellcheck disable=SC2086
-    "$prog" $flags --batch "$b" --dump sub.st >sub.log 2>&1
+    "$prog" $flags ${SUB_EXTRA:-} --batch "$b" --dump sub.st >sub.log 2>&1
 else
     # shellcheck disable=SC2086
-    "$MPIRUN" -np "$n" "$prog" $flags --batch "$b" --dump sub.st >sub.log 2>&1
+    "$MPIRUN" -np "$n" "$prog" $flags ${SUB_EXTRA:-} --batch "$b" --dump sub.st >sub.log 2>&1
 fi
 rc=$?
 if [ $rc -gt 128 ]; then
@@ -31,4 +33,4 @@ elif [ $rc != 0 ] || [ ! -f sub.st ]; then
     tail -n 20 sub.log
     exit 1
 fi
-exec "$EQUIV" ref.st sub.st --batch "$b" --world "$n"
+"$EQUIV" ref.st sub.st --batch "$b" --world "$n" ${EQUIV_EXTRA:-}

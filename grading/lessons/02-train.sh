@@ -1,0 +1,18 @@
+#!/bin/sh
+# 02-train.sh NRANKS [flags]: the parameter server on NRANKS ranks is equivalent to the reference
+# trainer on the global batch, and its traffic is a parameter server's: per step the server
+# receives (N−1)·|g| and sends (N−1)·|θ| bytes, each worker sends |g| and receives |θ|.
+set -u
+n=$1
+shift
+SUB_EXTRA="--stats stats.json" sh "$GRADING/lessons/train-equiv.sh" "$SUB_BUILD/02-param-server/train_ps" "$n" 8 "$@" || exit 1
+P=$(sed -n 's/^[[:space:]]*"params":[[:space:]]*\([0-9]*\).*/\1/p' stats.json | head -n 1)
+K=8
+g=$((P * 4))
+echo "per step: |g| = |θ| = $P parameters = $g bytes"
+exec "$STATCHECK" stats.json \
+    rank0.bytes_recv=$((K * (n - 1) * g)) rank0.bytes_sent=$((K * (n - 1) * g)) \
+    rank0.msgs_recv=$((K * (n - 1))) rank0.msgs_sent=$((K * (n - 1))) \
+    workers.bytes_sent=$((K * g)) workers.bytes_recv=$((K * g)) workers.msgs_sent=$K workers.msgs_recv=$K \
+    all.lib_calls=0 \
+    --hint "per step the server receives one gradient from each of the N−1 workers and sends the parameters to each; a worker sends one gradient and receives the parameters once — no library collectives"
