@@ -98,6 +98,7 @@ $(LIBDPC): $(COMMON_OBJS)
 #   LNN_NAME    directory name            LNN_SRCS    library sources (no main)
 #   LNN_STUDENT the student's files       LNN_MAINS   sources with a main(), one program each
 #   LNN_USES    earlier lessons it links  (their reference build, or yours with STACK=own)
+#   LNN_CU      CUDA sources, compiled with nvcc into the library when the CUDA Toolkit is found
 # A "tree" supplies the student's files: solutions/ (the reference), lessons/ (you), or any
 # submission directory the grader points at. Every other file always comes from solutions/.
 LESSONS :=
@@ -110,7 +111,8 @@ $(1)_$(3)_INC := -Isolutions/$$(L$(1)_NAME) $$(foreach u,$$(L$(1)_USES),-Isoluti
 $(1)_$(3)_LIB := $$($(1)_$(3)_DIR)/lib$(1).a
 $(1)_$(3)_STACK := $$(foreach u,$$(call reverse,$$(L$(1)_USES)),$(4)/$$(L$$(u)_NAME)/lib$$(u).a)
 $$(foreach s,$$(L$(1)_SRCS) $$(L$(1)_MAINS),$$(eval $$(call lesson_obj,$(1),$(2),$(3),$$(s))))
-$$($(1)_$(3)_LIB): $$(patsubst %.c,$$($(1)_$(3)_DIR)/%.o,$$(L$(1)_SRCS))
+$$(foreach s,$$(if $$(filter 1,$$(HAVE_CUDA)),$$(L$(1)_CU)),$$(eval $$(call lesson_cu,$(1),$(2),$(3),$$(s))))
+$$($(1)_$(3)_LIB): $$(patsubst %.c,$$($(1)_$(3)_DIR)/%.o,$$(L$(1)_SRCS)) $$(if $$(filter 1,$$(HAVE_CUDA)),$$(patsubst %.cu,$$($(1)_$(3)_DIR)/%.cu.o,$$(L$(1)_CU)))
 	@rm -f $$@
 	$$(call say,AR,$$@)
 	$$(Q)ar rcs $$@ $$^
@@ -122,6 +124,14 @@ endef
 define lesson_obj
 $$($(1)_$(3)_DIR)/$(patsubst %.c,%.o,$(4)): $$(if $$(and $$(filter $(4),$$(L$(1)_STUDENT)),$$(filter-out solutions,$(2))),$(2)/$$(L$(1)_NAME)/$(4),solutions/$$(L$(1)_NAME)/$(4)) $$(CONFIG)
 	$$(call compile_c,$$@,$$<,$$($(1)_$(3)_INC))
+endef
+
+# CUDA sources of a lesson (LNN_CU), built when nvcc was found. $(1)..$(4) as lesson_obj.
+define lesson_cu
+$$($(1)_$(3)_DIR)/$(patsubst %.cu,%.cu.o,$(4)): $$(if $$(and $$(filter $(4),$$(L$(1)_STUDENT)),$$(filter-out solutions,$(2))),$(2)/$$(L$(1)_NAME)/$(4),solutions/$$(L$(1)_NAME)/$(4)) $$(CONFIG)
+	@mkdir -p $$(@D)
+	$$(call say,NVCC,$$<)
+	$$(Q)$$(NVCC) $$(NVCCFLAGS) $$($(1)_$(3)_INC) -c $$< -o $$@
 endef
 
 # $(1)=lesson $(2)=out $(3)=main source

@@ -16,6 +16,8 @@
 
 void comm_opts_default(comm_opts_t *o) {
     o->timeout_s = COMM_DEFAULT_TIMEOUT_S;
+    const char *env = getenv("DP_TIMEOUT_S"); /* also for programs without a command line */
+    if (env && atof(env) > 0) o->timeout_s = atof(env);
     o->link = "off";
     o->link_latency_us = -1;
     o->link_gbps = -1;

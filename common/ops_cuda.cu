@@ -55,6 +55,8 @@ extern "C" void ops_cuda_init(ops_t *ops) {
     ops->device = s;
 }
 
+extern "C" void *ops_cuda_stream(const ops_t *ops) { return st(ops)->stream; }
+
 extern "C" void ops_cuda_destroy(ops_t *ops) {
     cuda_state_t *s = st(ops);
     if (!s) return;

@@ -10,6 +10,8 @@ extern "C" {
 #endif
 
 void ops_cuda_init(ops_t *ops);
+/* The context's stream (a cudaStream_t), for kernels launched outside common/. */
+void *ops_cuda_stream(const ops_t *ops);
 void ops_cuda_destroy(ops_t *ops);
 float *ops_cuda_alloc(const ops_t *ops, size_t count);
 void ops_cuda_free(const ops_t *ops, float *p);

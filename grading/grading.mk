@@ -27,9 +27,11 @@ $(CHECKLIB): $(O)/grading/checks/checklib.o
 define check_rules
 $(2)/grading/check$(1).o: grading/checks/check$(1).c $$(CONFIG)
 	$$(call compile_c,$$@,$$<,-Igrading/checks $$($(1)_$(2)_INC))
-$(2)/grading/check$(1): $(2)/grading/check$(1).o $$(CHECKLIB) $$($(1)_$(2)_LIB) $$($(1)_$(2)_STACK) $$(LIBDPC)
+$(2)/grading/check$(1): $(2)/grading/check$(1).o $$(if $$(filter 03 04,$(1)),$(2)/grading/allreduce_check$(1).o) $$(CHECKLIB) $$($(1)_$(2)_LIB) $$($(1)_$(2)_STACK) $$(LIBDPC)
 	$$(call say,LD,$$@)
 	$$(Q)$$(CC) $$(CFLAGS) -o $$@ $$^ $$(LDLIBS)
+$(2)/grading/allreduce_check$(1).o: grading/checks/allreduce_check.c $$(CONFIG)
+	$$(call compile_c,$$@,$$<,-Igrading/checks $$($(1)_$(2)_INC))
 GRADING_CHECKS_$(2) += $(2)/grading/check$(1)
 CHECK_$(1)_$(2) := $(2)/grading/check$(1)
 endef

@@ -1,0 +1,23 @@
+/* naive.c — all-reduce as "reduce to a root, then broadcast".
+ *
+ *        phase 1: reduce                    phase 2: broadcast
+ *   rank 1 ──g1──►┐                      ┌──sum──► rank 1
+ *   rank 2 ──g2──►├──► rank 0: sum       ├──sum──► rank 2
+ *   rank 3 ──g3──►┘    (+ its own g0)    └──sum──► rank 3
+ *
+ * Rank 0 receives N−1 buffers and sends N−1: its traffic is 2(N−1)·|g|, growing with N, while the
+ * other ranks send and receive |g| once. Simple and correct — and the reason lesson 04 exists.
+ *
+ * Rules: in place; count may be 0 (then nothing is sent); REDOP_AVG divides the sum by N (multiply
+ * by 1/N with ops_scale); receive into coll_scratch(k, count) and add with reduce_add. Use only
+ * comm_send / comm_recv (k->comm). */
+#include "collective.h"
+
+void naive_allreduce(coll_t *k, float *buf, size_t count, redop_t op) {
+    comm_t *c = k->comm;
+    int N = comm_world_size(c), rank = comm_rank(c);
+    if (count == 0) return;
+    // TODO(03 naive_allreduce): rank 0 adds every other rank's buffer into its own (and averages if
+    //   op == REDOP_AVG), then sends the result to every other rank; the others send, then receive.
+    (void)N, (void)rank, (void)buf, (void)op;
+}

@@ -1,0 +1,40 @@
+/* collective.c — the coll_t workspace and the reduction's dispatch between host and GPU. */
+#include "collective.h"
+
+#ifdef DPC_HAVE_CUDA
+#include "ops_cuda.h"
+#endif
+
+void coll_init(coll_t *k, comm_t *comm, const ops_t *ops) {
+    k->comm = comm;
+    k->ops = ops;
+    k->scratch = NULL;
+    k->scratch_count = 0;
+}
+
+void coll_free(coll_t *k) {
+    if (k->scratch) ops_free(k->ops, k->scratch);
+    k->scratch = NULL;
+    k->scratch_count = 0;
+}
+
+float *coll_scratch(coll_t *k, size_t count) {
+    if (count > k->scratch_count) {
+        if (k->scratch) ops_free(k->ops, k->scratch);
+        k->scratch = ops_alloc(k->ops, count);
+        k->scratch_count = count;
+    }
+    return k->scratch;
+}
+
+void reduce_add(const ops_t *ops, float *acc, const float *in, size_t n) {
+#ifdef DPC_HAVE_CUDA
+    if (ops && ops->backend == OPS_CUDA) {
+        reduce_add_cuda(acc, in, n, ops_cuda_stream(ops));
+        return;
+    }
+#else
+    (void)ops;
+#endif
+    reduce_add_cpu(acc, in, n);
+}
