@@ -37,7 +37,7 @@ FORCE:
 # ---- compilers and flags ----------------------------------------------------------------------
 CC := $(or $(MPICC),cc)
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
-CFLAGS := -std=c11 -O2 -g -ffp-contract=off -pthread $(WARN) -MMD -MP -Icommon $(BLAS_CFLAGS)
+CFLAGS := -std=c11 -O2 -ftree-vectorize -fvect-cost-model=dynamic -g -ffp-contract=off -pthread $(WARN) -MMD -MP -Icommon $(BLAS_CFLAGS)
 ifeq ($(HAVE_MPI),1)
 CFLAGS += -DDPC_HAVE_MPI
 endif
@@ -53,6 +53,13 @@ NVCCFLAGS := -O2 -g -std=c++17 -Icommon -Xcompiler -Wall,-Wextra,-Werror \
 	-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
 	-gencode arch=compute_90,code=compute_90
 LDLIBS := $(BLAS_LIBS) -lcjson $(CUDA_LIBS) -lm -lpthread
+
+# Objects depend on the probe results and on the flags: change either and they are rebuilt.
+FLAGS_STAMP := $(O)/flags.txt
+ifneq ($(wildcard $(CONFIG)),)
+$(shell mkdir -p $(O); printf '%s\n' '$(CC) $(CFLAGS) $(NVCCFLAGS)' | cmp -s - $(FLAGS_STAMP) || printf '%s\n' '$(CC) $(CFLAGS) $(NVCCFLAGS)' > $(FLAGS_STAMP))
+endif
+BUILD_DEPS := $(CONFIG) $(FLAGS_STAMP)
 
 # Quiet by default: "CC file" per compile; V=1 prints the full commands.
 ifeq ($(V),1)
@@ -82,9 +89,9 @@ COMMON_OBJS += $(patsubst common/%.cu,$(O)/common/%.cu.o,$(COMMON_CU))
 endif
 LIBDPC := $(O)/common/libdpc.a
 
-$(O)/common/%.o: common/%.c $(CONFIG)
+$(O)/common/%.o: common/%.c $(BUILD_DEPS)
 	$(call compile_c,$@,$<,)
-$(O)/common/%.cu.o: common/%.cu $(CONFIG)
+$(O)/common/%.cu.o: common/%.cu $(BUILD_DEPS)
 	@mkdir -p $(@D)
 	$(call say,NVCC,$<)
 	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
@@ -122,13 +129,13 @@ endef
 
 # $(1)=lesson $(2)=tree $(3)=out $(4)=source file name
 define lesson_obj
-$$($(1)_$(3)_DIR)/$(patsubst %.c,%.o,$(4)): $$(if $$(and $$(filter $(4),$$(L$(1)_STUDENT)),$$(filter-out solutions,$(2))),$(2)/$$(L$(1)_NAME)/$(4),solutions/$$(L$(1)_NAME)/$(4)) $$(CONFIG)
+$$($(1)_$(3)_DIR)/$(patsubst %.c,%.o,$(4)): $$(if $$(and $$(filter $(4),$$(L$(1)_STUDENT)),$$(filter-out solutions,$(2))),$(2)/$$(L$(1)_NAME)/$(4),solutions/$$(L$(1)_NAME)/$(4)) $$(BUILD_DEPS)
 	$$(call compile_c,$$@,$$<,$$($(1)_$(3)_INC))
 endef
 
 # CUDA sources of a lesson (LNN_CU), built when nvcc was found. $(1)..$(4) as lesson_obj.
 define lesson_cu
-$$($(1)_$(3)_DIR)/$(patsubst %.cu,%.cu.o,$(4)): $$(if $$(and $$(filter $(4),$$(L$(1)_STUDENT)),$$(filter-out solutions,$(2))),$(2)/$$(L$(1)_NAME)/$(4),solutions/$$(L$(1)_NAME)/$(4)) $$(CONFIG)
+$$($(1)_$(3)_DIR)/$(patsubst %.cu,%.cu.o,$(4)): $$(if $$(and $$(filter $(4),$$(L$(1)_STUDENT)),$$(filter-out solutions,$(2))),$(2)/$$(L$(1)_NAME)/$(4),solutions/$$(L$(1)_NAME)/$(4)) $$(BUILD_DEPS)
 	@mkdir -p $$(@D)
 	$$(call say,NVCC,$$<)
 	$$(Q)$$(NVCC) $$(NVCCFLAGS) $$($(1)_$(3)_INC) -c $$< -o $$@

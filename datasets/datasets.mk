@@ -4,7 +4,7 @@ DATA_DIR := $(O)/data
 DATASET := $(DATA_DIR)/words-train.tok $(DATA_DIR)/words-val.tok
 WORDS ?= /usr/share/dict/words
 
-$(O)/datasets/build_words.o: datasets/build_words.c $(CONFIG)
+$(O)/datasets/build_words.o: datasets/build_words.c $(BUILD_DEPS)
 	$(call compile_c,$@,$<,)
 $(O)/datasets/build_words: $(O)/datasets/build_words.o $(LIBDPC)
 	$(call say,LD,$@)

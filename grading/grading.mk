@@ -2,7 +2,7 @@
 GRADING_TOOLS := $(O)/grading/supervise $(O)/grading/report $(O)/grading/equiv $(O)/grading/statcheck
 CHECKLIB := $(O)/grading/libcheck.a
 
-$(O)/grading/%.o: grading/%.c $(CONFIG)
+$(O)/grading/%.o: grading/%.c $(BUILD_DEPS)
 	$(call compile_c,$@,$<,)
 $(O)/grading/supervise: $(O)/grading/supervise.o
 	$(call say,LD,$@)
@@ -16,7 +16,7 @@ $(O)/grading/statcheck: $(O)/grading/statcheck.o
 $(O)/grading/equiv: $(O)/grading/equiv.o $(LIBDPC)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
-$(O)/grading/checks/checklib.o: grading/checks/checklib.c $(CONFIG)
+$(O)/grading/checks/checklib.o: grading/checks/checklib.c $(BUILD_DEPS)
 	$(call compile_c,$@,$<,)
 $(CHECKLIB): $(O)/grading/checks/checklib.o
 	$(call say,AR,$@)
@@ -25,12 +25,12 @@ $(CHECKLIB): $(O)/grading/checks/checklib.o
 # checkNN for a tree built into $(2): grading/checks/checkNN.c + that tree's lesson NN library.
 # $(1)=lesson $(2)=out dir
 define check_rules
-$(2)/grading/check$(1).o: grading/checks/check$(1).c $$(CONFIG)
+$(2)/grading/check$(1).o: grading/checks/check$(1).c $$(BUILD_DEPS)
 	$$(call compile_c,$$@,$$<,-Igrading/checks $$($(1)_$(2)_INC))
 $(2)/grading/check$(1): $(2)/grading/check$(1).o $$(if $$(filter 03 04,$(1)),$(2)/grading/allreduce_check$(1).o) $$(CHECKLIB) $$($(1)_$(2)_LIB) $$($(1)_$(2)_STACK) $$(LIBDPC)
 	$$(call say,LD,$$@)
 	$$(Q)$$(CC) $$(CFLAGS) -o $$@ $$^ $$(LDLIBS)
-$(2)/grading/allreduce_check$(1).o: grading/checks/allreduce_check.c $$(CONFIG)
+$(2)/grading/allreduce_check$(1).o: grading/checks/allreduce_check.c $$(BUILD_DEPS)
 	$$(call compile_c,$$@,$$<,-Igrading/checks $$($(1)_$(2)_INC))
 GRADING_CHECKS_$(2) += $(2)/grading/check$(1)
 CHECK_$(1)_$(2) := $(2)/grading/check$(1)

@@ -6,7 +6,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
 REF_LIBS := $(foreach l,$(call reverse,$(LESSONS)),$(O)/solutions/$(L$(l)_NAME)/lib$(l).a)
 REF_INCS := $(foreach l,$(LESSONS),-Isolutions/$(L$(l)_NAME)) -Igrading/checks
 
-$(O)/tests/%.o: tests/unit/%.c $(CONFIG)
+$(O)/tests/%.o: tests/unit/%.c $(BUILD_DEPS)
 	$(call compile_c,$@,$<,$(REF_INCS))
 $(O)/tests/%: $(O)/tests/%.o $(CHECKLIB) $(REF_LIBS) $(LIBDPC)
 	$(call say,LD,$@)
@@ -17,7 +17,7 @@ test-build: all $(UNIT_BINS) $(DATASET)
 
 # Small programs the shell tests drive.
 TEST_PROGS := $(patsubst tests/progs/%.c,$(O)/tests/progs/%,$(wildcard tests/progs/*.c))
-$(O)/tests/progs/%.o: tests/progs/%.c $(CONFIG)
+$(O)/tests/progs/%.o: tests/progs/%.c $(BUILD_DEPS)
 	$(call compile_c,$@,$<,)
 $(O)/tests/progs/%: $(O)/tests/progs/%.o $(LIBDPC)
 	$(call say,LD,$@)

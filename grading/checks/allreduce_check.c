@@ -11,6 +11,17 @@
 
 static float value(int rank, size_t i) { return (float)((int)((rank * 7 + i * 13) % 32) - 16) * (1.0f / 64.0f); }
 
+/* Is the chunk this rank reduced itself right, and every other chunk wrong somewhere? */
+static int own_chunk_only(int rank, int N, size_t count, const float *got, const float *want) {
+    size_t base = count / (size_t)N, extra = count % (size_t)N;
+    for (int q = 0; q < N; q++) {
+        size_t off = (size_t)q * base + ((size_t)q < extra ? (size_t)q : extra), len = base + ((size_t)q < extra);
+        int right = !memcmp(got + off, want + off, len * 4);
+        if ((q == rank) != right) return 0;
+    }
+    return 1;
+}
+
 /* Explain a wrong result on this rank by the usual mistakes. */
 static void diagnose(const char *name, int rank, int N, size_t count, redop_t op, const float *got, const float *want,
                      size_t first) {
@@ -38,6 +49,14 @@ static void diagnose(const char *name, int rank, int N, size_t count, redop_t op
     else if (N > 1 && over_n)
         printf("  hint: this is 1/N of the expected value: divided by N %s\n",
                op == REDOP_AVG ? "twice" : "although the op is REDOP_SUM");
+    else if (N > 1 && count > (size_t)N && count % (size_t)N && first >= count - count % (size_t)N)
+        printf("  hint: only the last count %% N = %zu elements are wrong: the remainder of count / N belongs to no "
+               "chunk — give the first count %% N chunks one element more\n",
+               count % (size_t)N);
+    else if (N > 1 && own_chunk_only(rank, N, count, got, want))
+        printf("  hint: only rank %d's own chunk is right: the all-gather phase must COPY the chunks it receives, "
+               "not add them\n",
+               rank);
     else {
         size_t wrong = 0, last = first;
         for (size_t i = 0; i < count; i++)

@@ -1,0 +1,182 @@
+/* bench_allreduce — the all-reduce benchmark, in the format of nccl-tests.
+ *
+ *   grading/mpirun -np 4 build/solutions/04-ring-allreduce/bench_allreduce --begin 8 --end 64M --factor 4
+ *
+ * For every size from --begin to --end (bytes, ×--factor), every algorithm runs --warmup untimed
+ * and then --iters timed in-place all-reduces of float32 sums; the time per call is averaged over
+ * the ranks. As in nccl-tests (GB = 1e9 bytes):
+ *
+ *   algbw = size / time                       what the caller sees
+ *   busbw = algbw · 2(N−1)/N                  what each link carried: comparable across N, and with
+ *                                             the hardware's bandwidth (the ring's per-rank traffic)
+ *
+ * A separate untimed pass per size checks the result exactly (inputs are small integers × 2^-6, so
+ * every order of additions gives the same bits); #wrong counts the wrong elements over all ranks
+ * and a non-zero total makes the exit status 1. Algorithms side by side: naive (lesson 03), ring and
+ * tree (lesson 04), ring-pipelined (lesson 04, going further), mpi (MPI_Allreduce, the baseline).
+ * The memcpy bandwidth of one thread on rank 0 (16 MiB) is measured in the same run, for scale.
+ * --tsv writes every row for plotting. */
+#include "cli.h"
+#include "collective.h"
+#include "ring.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *name;
+    allreduce_fn fn; /* NULL: the library's */
+} algo_t;
+
+static void lib_allreduce(coll_t *k, float *buf, size_t count, redop_t op) {
+    comm_lib_allreduce(k->comm, buf, buf, count, DT_F32, op);
+}
+
+static const algo_t all_algos[] = {
+    {"naive", naive_allreduce}, {"ring", ring_allreduce}, {"tree", tree_allreduce},
+    {"ring-pipe", ring_allreduce_pipelined}, {"mpi", lib_allreduce}, {NULL, NULL},
+};
+
+static size_t parse_size(const char *s) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v < 0) cli_usage_error("'%s' is not a size (examples: 8, 64K, 16M, 1G)", s);
+    switch (*end) {
+    case 'k': case 'K': v *= 1024; end++; break;
+    case 'm': case 'M': v *= 1024 * 1024; end++; break;
+    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (*end) cli_usage_error("'%s' is not a size (examples: 8, 64K, 16M, 1G)", s);
+    return (size_t)v;
+}
+
+static float input(int rank, size_t i) { return (float)((int)((rank * 7 + i * 13) % 32) - 16) * (1.0f / 64.0f); }
+
+static double memcpy_bandwidth(void) {
+    size_t bytes = 16u << 20;
+    char *a = dp_aligned_alloc(bytes), *b = dp_aligned_alloc(bytes);
+    memset(a, 1, bytes);
+    memset(b, 2, bytes);
+    double best = 1e30;
+    for (int i = 0; i < 8; i++) {
+        double t0 = dp_now();
+        memcpy(b, a, bytes);
+        best = fmin(best, dp_now() - t0);
+    }
+    volatile char sink = b[bytes / 2];
+    (void)sink;
+    free(a);
+    free(b);
+    return (double)bytes / best;
+}
+
+int main(int argc, char **argv) {
+    comm_opts_t copts;
+    comm_opts_default(&copts);
+    const char *begin_s = "8", *end_s = "64M", *algos_s = "naive,ring,tree,ring-pipe,mpi", *tsv = NULL;
+    int factor = 4, warmup = 3, iters = 0;
+    bool check = true;
+    const cli_opt_t mine[] = {
+        {"begin", CLI_STRING, &begin_s, "smallest size in bytes (K, M, G suffixes)"},
+        {"end", CLI_STRING, &end_s, "largest size in bytes"},
+        {"factor", CLI_INT, &factor, "multiply the size by this each time", .min = 2, .max = 1024},
+        {"warmup", CLI_INT, &warmup, "untimed calls per size", .min = 0, .max = 1000},
+        {"iters", CLI_INT, &iters, "timed calls per size (0: about 0.2 s worth, 5..200)", .min = 0, .max = 100000},
+        {"algos", CLI_STRING, &algos_s, "comma-separated: naive,ring,tree,ring-pipe,mpi"},
+        {"check", CLI_FLAG, &check, "run the exact correctness pass"},
+        {"tsv", CLI_STRING, &tsv, "also write size, count, algo, time_us, algbw, busbw, wrong as TSV here"},
+        CLI_END,
+    };
+    cli_parse(argc, argv, cli_join(mine, comm_cli_opts(&copts)), "bench_allreduce [options]  (under mpirun)");
+    size_t begin = parse_size(begin_s), end = parse_size(end_s);
+    if (begin < 4 || end < begin) cli_usage_error("need 4 <= --begin <= --end (got %zu and %zu)", begin, end);
+    const algo_t *algos[8];
+    int nalgos = 0;
+    char *list = dp_strdup(algos_s);
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        const algo_t *a = all_algos;
+        while (a->name && strcmp(a->name, tok)) a++;
+        if (!a->name) cli_usage_error("unknown algorithm '%s' (naive, ring, tree, ring-pipe, mpi)", tok);
+        if (nalgos < 8) algos[nalgos++] = a;
+    }
+
+    comm_t *c = comm_init(&argc, &argv, &copts);
+    int N = comm_world_size(c), r = comm_rank(c);
+    ops_t *ops = ops_create(OPS_CPU, 1);
+    coll_t k;
+    coll_init(&k, c, ops);
+    size_t maxcount = end / 4;
+    float *buf = dp_aligned_alloc(maxcount * sizeof(float));
+    memset(buf, 0, maxcount * sizeof(float));
+    double memcpy_bw = 0;
+    comm_barrier(c);
+    if (r == 0) memcpy_bw = memcpy_bandwidth();
+    comm_barrier(c);
+    FILE *out = NULL;
+    if (r == 0) {
+        printf("# bench_allreduce: %d ranks, float32 sum, in place; link %s; memcpy (1 thread, 16 MiB): %.2f GB/s\n", N,
+               comm_link(c)->name, memcpy_bw / 1e9);
+        printf("#%11s %12s %6s %6s %10s %11s %8s %8s %7s\n", "size", "count", "type", "redop", "algo", "time", "algbw",
+               "busbw", "#wrong");
+        printf("#%11s %12s %6s %6s %10s %11s %8s %8s %7s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "");
+        if (tsv) {
+            dp_mkdir_for(tsv);
+            out = fopen(tsv, "w");
+            if (!out) dp_fatal("cannot write %s", tsv);
+            fprintf(out, "# size\tcount\talgo\ttime_us\talgbw\tbusbw\twrong\tnp\tmemcpy_gbs\n");
+        }
+    }
+    long total_wrong = 0;
+    for (size_t size = begin; size <= end; size *= (size_t)factor) {
+        size_t count = size / 4;
+        for (int a = 0; a < nalgos; a++) {
+            allreduce_fn fn = algos[a]->fn;
+            long wrong = 0;
+            if (check) {
+                for (size_t i = 0; i < count; i++) buf[i] = input(r, i);
+                fn(&k, buf, count, REDOP_SUM);
+                for (size_t i = 0; i < count; i++) {
+                    double s = 0;
+                    for (int q = 0; q < N; q++) s += input(q, i);
+                    wrong += buf[i] != (float)s;
+                }
+                long all = 0;
+                comm_lib_allreduce(c, &wrong, &all, 1, DT_I64, REDOP_SUM);
+                wrong = all;
+            }
+            int n_iter = iters ? iters : (int)fmin(200, fmax(5, 0.2 / (size * 2e-10 * N + 20e-6)));
+            for (int w = 0; w < warmup; w++) fn(&k, buf, count, REDOP_SUM);
+            comm_barrier(c);
+            double t0 = dp_now();
+            for (int it = 0; it < n_iter; it++) fn(&k, buf, count, REDOP_SUM);
+            double t = (dp_now() - t0) / n_iter, tsum = 0;
+            comm_lib_allreduce(c, &t, &tsum, 1, DT_F64, REDOP_SUM);
+            t = tsum / N;
+            double algbw = (double)size / t / 1e9, busbw = algbw * 2.0 * (N - 1) / N;
+            total_wrong += wrong;
+            if (r == 0) {
+                printf(" %11zu %12zu %6s %6s %10s %11.1f %8.3f %8.3f %7ld\n", size, count, "float", "sum", algos[a]->name,
+                       t * 1e6, algbw, busbw, wrong);
+                if (out)
+                    fprintf(out, "%zu\t%zu\t%s\t%.3f\t%.6f\t%.6f\t%ld\t%d\t%.4f\n", size, count, algos[a]->name, t * 1e6,
+                            algbw, busbw, wrong, N, memcpy_bw / 1e9);
+                fflush(stdout);
+            }
+        }
+        if (size > end / (size_t)factor) break; /* no overflow past end */
+    }
+    if (r == 0) {
+        printf("# out of bounds values : %ld %s\n", total_wrong, total_wrong ? "FAILED" : "OK");
+        if (out) fclose(out);
+    }
+    coll_free(&k);
+    free(buf);
+    free(list);
+    ops_destroy(ops);
+    comm_finalize(c);
+    return total_wrong ? 1 : 0;
+}

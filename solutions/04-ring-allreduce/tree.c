@@ -1,0 +1,50 @@
+/* tree.c — the binomial-tree all-reduce: few steps, for small messages.
+ *
+ * Up: in round d = 1, 2, 4, …, every rank whose bit d is set sends its partial sum to rank − d and
+ * drops out; the others receive from rank + d (if it exists) and add. After ⌈log2 N⌉ rounds rank 0
+ * holds the total. Down: the same tree backwards, rank 0 first.
+ *
+ *   N = 6        up (d=1)        up (d=2)      up (d=4)          down: the arrows reversed
+ *             1 → 0, 3 → 2,     2 → 0,        4 → 0
+ *             5 → 4             (6 absent)
+ *
+ *                 0
+ *               / | \           rank r's parent is r − lowbit(r); its children are r + d for
+ *              1  2  4          every d below its lowest set bit (and below the next power of 2)
+ *                 |  |
+ *                 3  5
+ *
+ * Each rank sends and receives whole buffers: 2⌈log2 N⌉ steps on the critical path instead of the
+ * ring's 2(N−1), but rank 0 moves 2⌈log2 N⌉·|g| bytes instead of 2(N−1)/N·|g|. Latency wins small
+ * messages for the tree; bandwidth wins large ones for the ring. */
+#include "ring.h"
+
+void tree_allreduce(coll_t *k, float *buf, size_t count, redop_t op) {
+    comm_t *c = k->comm;
+    int N = comm_world_size(c), r = comm_rank(c);
+    if (count == 0) return;
+    int top = 1; /* the smallest power of two >= N */
+    while (top < N) top <<= 1;
+    // TODO(04 tree_allreduce): the reduce rounds up (d = 1, 2, 4, … < top), averaging at rank 0 for
+    //   REDOP_AVG, then the broadcast rounds down (from your parent, then to r + d for d below your
+    //   lowest set bit, largest d first). Receive into coll_scratch, add with reduce_add.
+    // BEGIN SOLUTION
+    float *in = coll_scratch(k, count);
+    for (int d = 1; d < top; d <<= 1) {
+        if (r & d) {
+            comm_send(c, buf, count, DT_F32, r - d);
+            break;
+        }
+        if (r + d < N) {
+            comm_recv(c, in, count, DT_F32, r + d);
+            reduce_add(k->ops, buf, in, count);
+        }
+    }
+    if (r == 0 && op == REDOP_AVG) ops_scale(k->ops, buf, 1.0f / (float)N, count);
+    int lowbit = r == 0 ? top : (r & -r);
+    if (r != 0) comm_recv(c, buf, count, DT_F32, r - lowbit);
+    for (int d = lowbit >> 1; d >= 1; d >>= 1)
+        if (r + d < N) comm_send(c, buf, count, DT_F32, r + d);
+    // END SOLUTION
+    // SKELETON: (void)buf, (void)op, (void)r;
+}
