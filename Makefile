@@ -209,3 +209,7 @@ help:
 .PHONY: demo-run
 demo-run: all $(DATASET)
 	@sh common/mk/demo.sh
+
+# Benchmarks (see common/mk/bench.sh): ratios against baselines measured in the same run.
+bench: all
+	@sh common/mk/bench.sh

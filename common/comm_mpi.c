@@ -113,11 +113,20 @@ static void mpi_dup(comm_t *parent, comm_t *child) {
  * into MPI, so a waiting rank must stay responsive — and only a rank that has waited longer than
  * that (its peer is computing, or emulating a slow link) sleeps in short naps. The watchdog in
  * comm.c ends the job if this never returns. */
-static void wait_all(const comm_t *c, int n, MPI_Request *reqs) {
+static void wait_all(const comm_t *c, int n, MPI_Request *reqs, int src, size_t rcount, dtype_t dt) {
     double start = 0;
+    MPI_Status st[2];
     for (unsigned polls = 0;; polls++) {
-        int done = 0;
-        check(c, MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE), "Testall");
+        int done = 0, err = MPI_Testall(n, reqs, &done, st);
+        if (err == MPI_ERR_IN_STATUS) {
+            for (int i = 0; i < n; i++)
+                if (st[i].MPI_ERROR == MPI_ERR_TRUNCATE)
+                    dp_fatal("rank %d: a message from rank %d is larger than the %zu x %s posted to receive it: sender "
+                             "and receiver disagree on the size, or on which message comes next",
+                             c->rank, src, rcount, dtype_name(dt));
+            for (int i = 0; i < n; i++) check(c, st[i].MPI_ERROR, "receive/send");
+        }
+        check(c, err, "Testall");
         if (done) return;
         if (polls < 64) continue;
         if (polls == 64) start = dp_now();
@@ -139,7 +148,7 @@ static void mpi_sendrecv(comm_t *c, const void *sbuf, size_t scount, int dst, vo
         check(c, MPI_Irecv(rbuf, mpi_count(c, rcount), t, src, 0, mcomm(c), &reqs[n++]), "Irecv");
     if (dst >= 0)
         check(c, MPI_Isend(sbuf, mpi_count(c, scount), t, dst, 0, mcomm(c), &reqs[n++]), "Isend");
-    wait_all(c, n, reqs);
+    wait_all(c, n, reqs, src, rcount, dt);
 }
 
 static void mpi_barrier(comm_t *c) { check(c, MPI_Barrier(mcomm(c)), "Barrier"); }

@@ -19,7 +19,9 @@ void ring_allreduce_pipelined(coll_t *k, float *buf, size_t count, redop_t op) {
             size_t so, sl, ro, rl;
             chunk_range(count, N, mod(r - 1 - s, N), &so, &sl);
             chunk_range(count, N, mod(r - 2 - s, N), &ro, &rl);
-            for (size_t p = 0; p < sl || p < rl; p += RING_PIECE_FLOATS) {
+            /* p == 0 always runs: empty chunks still exchange one (empty) message, as the plain
+             * ring does, so that both neighbours agree on the number of messages */
+            for (size_t p = 0; p == 0 || p < sl || p < rl; p += RING_PIECE_FLOATS) {
                 size_t sn = p < sl ? (sl - p < RING_PIECE_FLOATS ? sl - p : RING_PIECE_FLOATS) : 0;
                 size_t rn = p < rl ? (rl - p < RING_PIECE_FLOATS ? rl - p : RING_PIECE_FLOATS) : 0;
                 comm_sendrecv(c, buf + so + p, sn, sn || p == 0 ? right : -1, in, rn, rn || p == 0 ? left : -1, DT_F32);

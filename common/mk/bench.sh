@@ -1,0 +1,84 @@
+#!/bin/sh
+# bench.sh — `make bench`: the all-reduce benchmark at 2, 3 and 4 ranks, its plot, and the ratios
+# the lessons talk about, all measured in this run (nothing is compared with remembered numbers).
+#
+#   out/bench/allreduce_np{2,3,4}.tsv   every row (size, algorithm, time, algbw, busbw, #wrong)
+#   out/bench/allreduce_link_np4.tsv    4 ranks over an emulated link (α = 200 µs, β = 1 GB/s): the
+#                                       latency-bound regime, where the tree beats the ring
+#   out/bench/allreduce_busbw.png       busbw against size, one panel per run
+# BENCH_END=64M BENCH_FACTOR=4 BENCH_NPS="2 3 4" change the sweep. Exit status 1 if any result was wrong.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+OUT=${BENCH_OUT:-out/bench}
+mkdir -p "$OUT"
+B=build/solutions/04-ring-allreduce/bench_allreduce
+# One copy through shared memory instead of two, where the kernel lets processes read each other.
+scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
+[ "$scope" = 0 ] && export DP_MPI_SINGLE_COPY=1
+status=0
+for np in ${BENCH_NPS:-2 3 4}; do
+    echo "== all-reduce, $np ranks =="
+    grading/mpirun -np "$np" "$B" --begin 8 --end "${BENCH_END:-64M}" --factor "${BENCH_FACTOR:-2}" \
+        --tsv "$OUT/allreduce_np$np.tsv" || status=1
+    echo
+done
+
+echo "== all-reduce, 4 ranks, emulated link: alpha = 200 us, beta = 1 GB/s =="
+grading/mpirun -np 4 "$B" --begin 8 --end 4M --factor 4 --algos naive,ring,tree --warmup 1 --iters 3 \
+    --link-latency-us 200 --link-gbps 8 --tsv "$OUT/allreduce_link_np4.tsv" || status=1
+awk -F '\t' '/^#/ { next } { t[$1 "," $3] = $4; s[$1] = 1 }
+    END { cross = ""; for (x in s) { d = t[x ",tree"] < t[x ",ring"]; if (!d && (cross == "" || x + 0 < cross + 0)) cross = x }
+          printf "the ring first beats the tree at %s bytes (the model puts the crossover at 0.8·alpha·beta = 160000 bytes)\n", cross }' "$OUT/allreduce_link_np4.tsv"
+echo
+
+echo "== ratios measured in this run (busbw, messages of 1 MiB and more) =="
+for np in ${BENCH_NPS:-2 3 4}; do
+    awk -F '\t' -v np="$np" '
+        /^#/ { next }
+        { bw[$1 "," $3] = $6; sizes[$1] = 1; memcpy = $9 }
+        END {
+            printf "np=%d  ring/mpi:", np
+            n = 0
+            for (s in sizes) if (s + 0 >= 1048576) list[++n] = s + 0
+            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (list[j] < list[i]) { t = list[i]; list[i] = list[j]; list[j] = t }
+            for (i = 1; i <= n; i++) {
+                s = list[i]; r = bw[s ",ring"] / bw[s ",mpi"]; p = bw[s ",ring-pipe"] / bw[s ",mpi"]
+                printf "  %gMiB %.2fx (pipelined %.2fx)", s / 1048576, r, p
+            }
+            printf "\n"
+            if (np == 2 && bw["16777216,ring"] > 0)
+                printf "np=2  16 MiB: ring busbw %.2f GB/s = %.0f%% of one thread'"'"'s memcpy (%.2f GB/s); pipelined %.0f%%\n",
+                    bw["16777216,ring"], 100 * bw["16777216,ring"] / memcpy, memcpy, 100 * bw["16777216,ring-pipe"] / memcpy
+        }' "$OUT/allreduce_np$np.tsv"
+done
+
+if command -v gnuplot >/dev/null 2>&1; then
+    {
+        echo 'set terminal pngcairo size 1400,900 noenhanced'
+        echo "set output '$OUT/allreduce_busbw.png'"
+        echo 'set multiplot layout 2,2 title "all-reduce bus bandwidth (float32 sum, in place), measured in one run"'
+        echo 'set logscale x 2; set format x "%.0s%cB"; set xlabel "message size"; set ylabel "busbw (GB/s)"; set grid'
+        echo 'set key top left'
+        for f in "$OUT"/allreduce_np*.tsv "$OUT/allreduce_link_np4.tsv"; do
+            [ -s "$f" ] || continue
+            col=6
+            case $f in *link*)
+                echo "set title '4 ranks, emulated link (alpha 200 us, beta 1 GB/s): time per call'"
+                echo 'set logscale y; set ylabel "time per all-reduce (us)"; set key top left'
+                col=4 ;;
+            *) echo "set title '$(basename "$f" .tsv | sed 's/allreduce_np//') ranks, shared memory'" ;; esac
+            printf 'plot '
+            sep=""
+            for a in naive ring tree ring-pipe mpi; do
+                grep -q "	$a	" "$f" || continue
+                printf "%s'< grep \"\t%s\t\" %s' using 1:%s with linespoints title '%s'" "$sep" "$a" "$f" "$col" "$a"
+                sep=", "
+            done
+            echo
+        done
+        echo 'unset multiplot'
+    } >"$OUT/allreduce_busbw.gp"
+    gnuplot "$OUT/allreduce_busbw.gp" && echo "wrote $OUT/allreduce_busbw.png"
+fi
+exit $status
