@@ -37,7 +37,7 @@ FORCE:
 # ---- compilers and flags ----------------------------------------------------------------------
 CC := $(or $(MPICC),cc)
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
-CFLAGS := -std=c11 -O2 -ftree-vectorize -fvect-cost-model=dynamic -g -ffp-contract=off -pthread $(WARN) -MMD -MP -Icommon $(BLAS_CFLAGS)
+CFLAGS := -std=c11 -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-math-errno -g -ffp-contract=off -pthread $(WARN) -MMD -MP -Icommon $(BLAS_CFLAGS)
 ifeq ($(HAVE_MPI),1)
 CFLAGS += -DDPC_HAVE_MPI
 endif

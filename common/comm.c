@@ -229,6 +229,8 @@ void comm_free(comm_t *c) {
     free(c);
 }
 
+void comm_set_wait(comm_t *c, comm_wait_t how) { c->wait = how; }
+
 int comm_rank(const comm_t *c) { return c->rank; }
 int comm_world_size(const comm_t *c) { return c->size; }
 int comm_local_rank(const comm_t *c) { return c->local_rank; }

@@ -70,6 +70,13 @@ void comm_finalize(comm_t *c);
 comm_t *comm_dup(comm_t *c, const char *name, bool share_counters);
 void comm_free(comm_t *c);
 
+/* How a wait on this communicator spends its time. COMM_WAIT_YIELD (the default) spins briefly,
+ * then yields the core for a few milliseconds before napping: the fastest for a rank that has
+ * nothing else to do. COMM_WAIT_NAP spins briefly, then sleeps in short naps: for a communication
+ * thread that shares its core with a computing thread (DDP), which then keeps the core. */
+typedef enum { COMM_WAIT_YIELD, COMM_WAIT_NAP } comm_wait_t;
+void comm_set_wait(comm_t *c, comm_wait_t how);
+
 int comm_rank(const comm_t *c);
 int comm_world_size(const comm_t *c);
 int comm_local_rank(const comm_t *c); /* rank among the ranks on this machine */

@@ -70,6 +70,7 @@ struct comm {
     uint64_t seq;                     /* next operation number on this comm */
     pthread_mutex_t inflight_lock;
     comm_inflight_t inflight;
+    comm_wait_t wait;                 /* how the backend waits */
     void *be;                         /* backend state */
 };
 

@@ -130,11 +130,11 @@ static void wait_all(const comm_t *c, int n, MPI_Request *reqs, int src, size_t 
         if (done) return;
         if (polls < 64) continue;
         if (polls == 64) start = dp_now();
-        if ((polls & 63) != 0 || dp_now() - start < 5e-3) {
+        if (c->wait == COMM_WAIT_YIELD && ((polls & 63) != 0 || dp_now() - start < 5e-3)) {
             sched_yield();
             continue;
         }
-        struct timespec nap = {0, 50 * 1000};
+        struct timespec nap = {0, (c->wait == COMM_WAIT_NAP ? 10 : 50) * 1000};
         nanosleep(&nap, NULL);
     }
 }

@@ -6,13 +6,18 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 void logger_init(logger_t *l, int every, int total_steps, int rank) {
     l->every = every > 0 ? every : 1;
     l->total_steps = total_steps;
     l->enabled = rank == 0;
-    l->tty = l->enabled && isatty(fileno(stdout));
+    /* A launcher (mpirun) gives rank 0 a pseudo-terminal even when its own output goes to a file:
+     * draw the bar only for a plain process on a real terminal, or when DP_PROGRESS=1. */
+    const char *force = getenv("DP_PROGRESS");
+    l->tty = l->enabled && (force ? atoi(force) != 0 : (isatty(fileno(stdout)) && !getenv("OMPI_COMM_WORLD_SIZE") &&
+                                                         !getenv("PMI_SIZE") && !getenv("SLURM_NTASKS")));
     l->bar_shown = false;
     l->t_start = dp_now();
 }

@@ -1,5 +1,5 @@
 # grading/ — the grader's tools (supervise, report, equiv) and the per-lesson checks.
-GRADING_TOOLS := $(O)/grading/supervise $(O)/grading/report $(O)/grading/equiv $(O)/grading/statcheck
+GRADING_TOOLS := $(O)/grading/supervise $(O)/grading/report $(O)/grading/equiv $(O)/grading/statcheck $(O)/grading/overlap
 CHECKLIB := $(O)/grading/libcheck.a
 
 $(O)/grading/%.o: grading/%.c $(BUILD_DEPS)
@@ -10,6 +10,9 @@ $(O)/grading/supervise: $(O)/grading/supervise.o
 $(O)/grading/report: $(O)/grading/report.o
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcjson
+$(O)/grading/overlap: $(O)/grading/overlap.o
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lm
 $(O)/grading/statcheck: $(O)/grading/statcheck.o
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcjson

@@ -47,7 +47,26 @@ void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max
     m->params = alloc_tracked(m, MEM_PARAMS, n);
     m->grads = alloc_tracked(m, MEM_GRADS, n);
 
-    /* Initialise on the host, in registration order, from one RNG stream. */
+    model_reset_params(m, seed);
+
+    size_t B = (size_t)max_batch, T = (size_t)cfg->context, E = (size_t)cfg->embed;
+    size_t H = (size_t)cfg->hidden, V = (size_t)cfg->vocab, widest = H > T * E ? H : T * E;
+    m->ctx = dp_calloc(B * T, sizeof(int32_t));
+    m->targets = dp_calloc(B, sizeof(int32_t));
+    m->x0 = alloc_tracked(m, MEM_ACTIVATIONS, B * T * E);
+    m->h = dp_calloc((size_t)cfg->layers, sizeof(float *));
+    for (int l = 0; l < cfg->layers; l++) m->h[l] = alloc_tracked(m, MEM_ACTIVATIONS, B * H);
+    m->logits = alloc_tracked(m, MEM_ACTIVATIONS, B * V);
+    m->probs = alloc_tracked(m, MEM_ACTIVATIONS, B * V);
+    m->losses = alloc_tracked(m, MEM_ACTIVATIONS, B);
+    m->dlogits = alloc_tracked(m, MEM_ACTIVATIONS, B * V);
+    m->dh_a = alloc_tracked(m, MEM_ACTIVATIONS, B * widest);
+    m->dh_b = alloc_tracked(m, MEM_ACTIVATIONS, B * widest);
+}
+
+void model_reset_params(model_t *m, uint64_t seed) {
+    /* On the host, in registration order, from one RNG stream. */
+    size_t n = m->layout.numel;
     float *host = dp_malloc(n * sizeof(float));
     rng_t r;
     rng_init(&r, seed);
@@ -63,22 +82,8 @@ void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max
             for (size_t k = 0; k < v->numel; k++) p[k] = (2.0f * rng_uniform(&r) - 1.0f) * bound;
         }
     }
-    ops_from_host(ops, m->params, host, n);
+    ops_from_host(m->ops, m->params, host, n);
     free(host);
-
-    size_t B = (size_t)max_batch, T = (size_t)cfg->context, E = (size_t)cfg->embed;
-    size_t H = (size_t)cfg->hidden, V = (size_t)cfg->vocab, widest = H > T * E ? H : T * E;
-    m->ctx = dp_calloc(B * T, sizeof(int32_t));
-    m->targets = dp_calloc(B, sizeof(int32_t));
-    m->x0 = alloc_tracked(m, MEM_ACTIVATIONS, B * T * E);
-    m->h = dp_calloc((size_t)cfg->layers, sizeof(float *));
-    for (int l = 0; l < cfg->layers; l++) m->h[l] = alloc_tracked(m, MEM_ACTIVATIONS, B * H);
-    m->logits = alloc_tracked(m, MEM_ACTIVATIONS, B * V);
-    m->probs = alloc_tracked(m, MEM_ACTIVATIONS, B * V);
-    m->losses = alloc_tracked(m, MEM_ACTIVATIONS, B);
-    m->dlogits = alloc_tracked(m, MEM_ACTIVATIONS, B * V);
-    m->dh_a = alloc_tracked(m, MEM_ACTIVATIONS, B * widest);
-    m->dh_b = alloc_tracked(m, MEM_ACTIVATIONS, B * widest);
 }
 
 void model_free(model_t *m) {

@@ -73,6 +73,8 @@ static inline int model_bias(int layer) { return 2 + 2 * layer; }
  * parameters from seed like PyTorch does: wte ~ N(0,1); Linear W, b ~ U(-1/sqrt(in), 1/sqrt(in)). */
 void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max_batch, uint64_t seed,
                 mem_t *mem);
+/* Re-draw the parameters from another seed (model_init does it with its own). */
+void model_reset_params(model_t *m, uint64_t seed);
 /* Parameters only (no gradients or activations): for tools that read checkpoints. */
 void model_layout(flat_layout_t *layout, const model_config_t *cfg);
 void model_free(model_t *m);

@@ -1,0 +1,9 @@
+# Lesson 05 — DDP: buckets and overlap (80 points). Sourced by grading/grade.
+C="$SUB_BUILD/grading/check05"
+check buckets 10 60 "bucket assignment: reverse order, caps, the 1 MiB first bucket, >=" -- "$C" buckets
+check launch 10 60 "launch in bucket order once complete, pre-divided by N; no_sync launches nothing" -- "$C" launch
+check ranks1 10 180 "1 rank, caps tiny/25/huge: equivalent; buckets in order" -- sh "$GRADING/lessons/05-train.sh" 1 --clip 0
+check ranks2 10 180 "2 ranks, differently initialised: broadcast, equivalent, one all-reduce per bucket" -- sh "$GRADING/lessons/05-train.sh" 2 --clip 0
+check ranks3 10 180 "3 ranks: equivalent, traffic" -- sh "$GRADING/lessons/05-train.sh" 3 --clip 0
+check ranks4 10 180 "4 ranks: equivalent, traffic" -- sh "$GRADING/lessons/05-train.sh" 4 --clip 0
+check overlap 20 240 "overlap under an emulated link: all-reduces during backward, step <= 1.25 max(compute, comm)" -- sh "$GRADING/lessons/05-overlap.sh"

@@ -1,0 +1,33 @@
+/* ddp_buckets.c — which gradients travel together.
+ *
+ * Parameters are visited in REVERSE registration order — the order backward makes their gradients
+ * ready — and packed greedily into buckets by gradient bytes:
+ *
+ *   registration   0:wte  1:h.0.w  2:h.0.b  3:h.1.w  4:h.1.b  5:head.w  6:head.b
+ *   visit order    6, 5, 4, 3, 2, 1, 0
+ *   buckets        [6 5 4 3] [2 1] [0]        (say: the first closes once >= 1 MiB, the others
+ *                                              once >= bucket_cap)
+ *
+ * A bucket closes as soon as its size REACHES its cap (>=: the parameter that crosses the cap stays
+ * in it, so a bucket may be larger than the cap). The first bucket closed uses the cap
+ * min(1 MiB, cap_bytes) — PyTorch's 1 MiB first bucket gets communication going early — and every
+ * later bucket cap_bytes. Whatever is left open at the end is the last bucket.
+ *
+ * Because the visit order is the reverse of the memory order, bucket b holds parameters
+ * last_param, last_param−1, …, first_param, and its gradients are the contiguous slice starting at
+ * the offset of first_param. */
+#include "ddp.h"
+
+#include "util.h"
+
+#include <stdlib.h>
+
+void ddp_assign_buckets(ddp_t *d, const flat_layout_t *layout, size_t cap_bytes) {
+    int P = layout->count;
+    d->buckets = dp_calloc((size_t)(P ? P : 1), sizeof(ddp_bucket_t)); /* at most one per parameter */
+    d->bucket_of = dp_calloc((size_t)(P ? P : 1), sizeof(int));
+    d->nbuckets = 0;
+    // TODO(05 ddp_assign_buckets): walk i = P−1 down to 0 and fill d->buckets[0..nbuckets):
+    //   first_param, last_param, offset, count (elements) — and d->bucket_of[i] for every i.
+    (void)layout, (void)cap_bytes, (void)P;
+}

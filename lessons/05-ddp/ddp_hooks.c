@@ -1,0 +1,36 @@
+/* ddp_hooks.c — launching the buckets while backward runs, and waiting for them.
+ *
+ * ddp_grad_ready(d, i) runs on the compute thread each time backward has finished the gradient of
+ * parameter i. It counts down its bucket's pending gradients; when a bucket is complete it is
+ * averaged (scaled by 1/N, here, BEFORE the all-reduce, as PyTorch does: the all-reduce then sums
+ * values that are already 1/N smaller — no overflow in low precision, and the result is the mean),
+ * and launched — but only in bucket order: bucket k goes only once buckets 0..k−1 have gone. Every
+ * rank must issue the all-reduces in the same order or they would pair up the wrong buckets.
+ *
+ *   ready:    h.2 ✓  → bucket 1 complete, but bucket 0 is not: wait
+ *             head ✓ → bucket 0 complete: launch 0, then 1 (already complete)
+ *
+ * ddp_finish runs after backward: by then every bucket must have been launched; wait for all of them
+ * (ddp_wait_all) and reset the counters for the next backward (ddp_reset).
+ *
+ * Use d->launch(d, b) to launch (it returns at once: the communication thread does the all-reduce),
+ * ops_scale on the bucket's slice of t->model.grads, and d->require_backward_grad_sync (lesson 06:
+ * when it is false, the hook does nothing and gradients just accumulate). */
+#include "ddp.h"
+
+#include "util.h"
+
+void ddp_grad_ready(void *ctx, int param_index) {
+    ddp_t *d = ctx;
+    // TODO(05 ddp_grad_ready): when sync is required: count down the bucket of param_index; once it
+    //   reaches 0 scale the bucket by 1/N; then launch every bucket from d->next_bucket on that is
+    //   complete, in order, advancing d->next_bucket.
+    (void)d, (void)param_index;
+}
+
+void ddp_finish(ddp_t *d) {
+    // TODO(05 ddp_finish): after a synchronised backward every bucket must have been launched
+    //   (otherwise dp_fatal with the bucket's number: a gradient never became ready); wait for all
+    //   buckets, then reset. Outside sync (no_sync) there is nothing to wait for: just reset.
+    (void)d;
+}

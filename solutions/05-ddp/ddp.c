@@ -1,0 +1,205 @@
+/* ddp.c — DDP's machinery around the buckets: construction (broadcast from rank 0), the
+ * communication thread that runs the all-reduces, the training step, the options and the log. */
+#include "ddp.h"
+
+#include "ring.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the communication thread ------------------------------------------------------------------
+ * One per rank. It takes launched buckets from a FIFO queue, in launch order, and all-reduces each
+ * on its own communicator (a dup: its messages never mix with the compute thread's). The compute
+ * thread never waits for it until ddp_finish. */
+
+static void *comm_main(void *arg) {
+    ddp_t *d = arg;
+    for (;;) {
+        pthread_mutex_lock(&d->lock);
+        while (d->completed == d->queued && !d->stop) pthread_cond_wait(&d->cv, &d->lock);
+        if (d->completed == d->queued && d->stop) {
+            pthread_mutex_unlock(&d->lock);
+            return NULL;
+        }
+        int b = d->queue[d->completed];
+        pthread_mutex_unlock(&d->lock);
+
+        ddp_bucket_t *bk = &d->buckets[b];
+        double t0 = dp_now();
+        d->allreduce(&d->coll, d->t->model.grads + bk->offset, bk->count, REDOP_SUM);
+        char name[32];
+        snprintf(name, sizeof name, "allreduce b%d", b);
+        trace_span(d->t->trace, "comm", name, t0, dp_now());
+
+        pthread_mutex_lock(&d->lock);
+        d->completed++;
+        pthread_cond_broadcast(&d->cv);
+        pthread_mutex_unlock(&d->lock);
+    }
+}
+
+void ddp_launch(ddp_t *d, int b) {
+    pthread_mutex_lock(&d->lock);
+    d->queue[d->queued++] = b;
+    d->launch_log[d->nlaunched++] = b;
+    pthread_cond_broadcast(&d->cv);
+    pthread_mutex_unlock(&d->lock);
+}
+
+void ddp_wait_all(ddp_t *d) {
+    pthread_mutex_lock(&d->lock);
+    while (d->completed < d->queued) pthread_cond_wait(&d->cv, &d->lock);
+    pthread_mutex_unlock(&d->lock);
+}
+
+void ddp_reset(ddp_t *d) {
+    for (int b = 0; b < d->nbuckets; b++)
+        d->buckets[b].pending = d->buckets[b].last_param - d->buckets[b].first_param + 1;
+    d->next_bucket = 0;
+    pthread_mutex_lock(&d->lock);
+    d->queued = d->completed = 0;
+    pthread_mutex_unlock(&d->lock);
+}
+
+/* ---- construction ------------------------------------------------------------------------------ */
+
+/* Every replica must start from the same parameters: rank 0's, sent to every other rank. */
+static void broadcast_params(ddp_t *d) {
+    trainer_t *t = d->t;
+    size_t n = model_num_params(&t->model);
+    if (t->rank == 0)
+        for (int r = 1; r < t->world_size; r++) comm_send(t->comm, t->model.params, n, DT_F32, r);
+    else
+        comm_recv(t->comm, t->model.params, n, DT_F32, 0);
+}
+
+void ddp_init(ddp_t *d, trainer_t *t, size_t cap_bytes, allreduce_fn allreduce) {
+    memset(d, 0, sizeof *d);
+    d->t = t;
+    d->world_size = t->world_size;
+    d->rank = t->rank;
+    d->require_backward_grad_sync = true;
+    d->overlap = true;
+    d->launch = ddp_launch;
+    d->allreduce = allreduce;
+    pthread_mutex_init(&d->lock, NULL);
+    pthread_cond_init(&d->cv, NULL);
+    broadcast_params(d);
+    ddp_assign_buckets(d, &t->model.layout, cap_bytes);
+    int nb = d->nbuckets > 0 ? d->nbuckets : 1;
+    d->queue = dp_calloc((size_t)nb, sizeof(int));
+    d->launch_log = dp_calloc((size_t)nb, sizeof(int));
+    ddp_reset(d);
+    d->nlaunched = 0;
+    d->comm = comm_dup(t->comm, "ddp-comm-thread", true);
+    comm_set_wait(d->comm, COMM_WAIT_NAP); /* leave the core to backward while waiting */
+    coll_init(&d->coll, d->comm, t->ops);
+    if (pthread_create(&d->thread, NULL, comm_main, d) != 0) dp_fatal("cannot start DDP's communication thread");
+    d->thread_started = true;
+    t->ext = d;
+}
+
+void ddp_free(ddp_t *d) {
+    if (d->thread_started) {
+        pthread_mutex_lock(&d->lock);
+        d->stop = true;
+        pthread_cond_broadcast(&d->cv);
+        pthread_mutex_unlock(&d->lock);
+        pthread_join(d->thread, NULL);
+        coll_free(&d->coll);
+        comm_free(d->comm);
+    }
+    free(d->buckets);
+    free(d->bucket_of);
+    free(d->queue);
+    free(d->launch_log);
+    pthread_mutex_destroy(&d->lock);
+    pthread_cond_destroy(&d->cv);
+}
+
+/* ---- the step ----------------------------------------------------------------------------------- */
+
+float ddp_train_step(trainer_t *t, double lr) {
+    ddp_t *d = t->ext;
+    model_t *m = &t->model;
+    d->nlaunched = 0;
+    model_zero_grad(m);
+    double t0 = dp_now();
+    float loss = model_forward(m, t->ctx, t->targets, t->local_batch);
+    double t1 = dp_now();
+    if (d->overlap) {
+        model_backward(m, 1.0f, ddp_grad_ready, d);
+    } else { /* the same launches, all after backward: what DDP would cost without overlap */
+        model_backward(m, 1.0f, NULL, NULL);
+        for (int i = m->layout.count - 1; i >= 0; i--) ddp_grad_ready(d, i);
+    }
+    double t2 = dp_now();
+    ddp_finish(d);
+    double t3 = dp_now();
+    /* every replica now holds the same averaged gradient: clip and step locally, identically */
+    clip_grad_norm(m->grads, model_num_params(m), t->cfg.clip);
+    optim_step(&t->optim, m->params, m->grads, lr);
+    double t4 = dp_now();
+    trace_span(t->trace, "compute", "forward", t0, t1);
+    trace_span(t->trace, "compute", "backward", t1, t2);
+    trace_span(t->trace, "compute", "wait for all-reduces", t2, t3);
+    trace_span(t->trace, "compute", "clip + optimizer", t3, t4);
+    return trainer_global_mean(t, loss);
+}
+
+/* ---- options and log ---------------------------------------------------------------------------- */
+
+const cli_opt_t *ddp_cli_options(ddp_options_t *o) {
+    o->bucket_cap_mb = 25;
+    o->allreduce = "ring";
+    o->no_overlap = false;
+    o->init_seed_per_rank = false;
+    o->ddp_log = NULL;
+    const cli_opt_t table[] = {
+        {"bucket-cap-mb", CLI_FLOAT, &o->bucket_cap_mb, "bucket size cap in MiB of gradients (PyTorch: 25)", .min = 1e-9, .max = 1e6},
+        {"allreduce", CLI_CHOICE, &o->allreduce, "the all-reduce of each bucket", .choices = "ring|tree|naive|mpi"},
+        {"no-overlap", CLI_FLAG, &o->no_overlap, "launch every bucket after backward (to measure what overlap buys)"},
+        {"init-seed-per-rank", CLI_FLAG, &o->init_seed_per_rank, "initialise ranks other than 0 from other seeds (the broadcast must make them rank 0)"},
+        {"ddp-log", CLI_STRING, &o->ddp_log, "write the buckets and the launch order of the last step (JSON) here"},
+        CLI_END,
+    };
+    return cli_join(table, (const cli_opt_t[]){CLI_END});
+}
+
+static void lib_allreduce(coll_t *k, float *buf, size_t count, redop_t op) {
+    comm_lib_allreduce(k->comm, buf, buf, count, DT_F32, op);
+}
+
+void ddp_setup(ddp_t *d, trainer_t *t, const ddp_options_t *o) {
+    /* rank 0 keeps --seed: after the broadcast every rank must hold exactly what rank 0 drew */
+    if (o->init_seed_per_rank && t->rank != 0) model_reset_params(&t->model, t->cfg.seed + 1000 + (uint64_t)t->rank);
+    allreduce_fn fn = !strcmp(o->allreduce, "tree")    ? tree_allreduce
+                      : !strcmp(o->allreduce, "naive") ? naive_allreduce
+                      : !strcmp(o->allreduce, "mpi")   ? lib_allreduce
+                                                       : ring_allreduce;
+    ddp_init(d, t, (size_t)(o->bucket_cap_mb * DDP_MIB), fn);
+    d->overlap = !o->no_overlap;
+    if (t->rank == 0)
+        logger_line(&t->log, "ddp: %d bucket%s (bucket_cap_mb %g), %s all-reduce, overlap %s", d->nbuckets,
+                    d->nbuckets == 1 ? "" : "s", o->bucket_cap_mb, o->allreduce, d->overlap ? "on" : "off");
+}
+
+void ddp_write_log(const ddp_t *d, const char *path) {
+    if (d->rank != 0 || !path) return;
+    dp_mkdir_for(path);
+    FILE *f = fopen(path, "w");
+    if (!f) dp_fatal("cannot write %s", path);
+    fprintf(f, "{\n  \"world_size\": %d,\n  \"nbuckets\": %d,\n  \"buckets\": [\n", d->world_size, d->nbuckets);
+    for (int b = 0; b < d->nbuckets; b++) {
+        const ddp_bucket_t *k = &d->buckets[b];
+        fprintf(f, "    {\"params\": [");
+        for (int i = k->last_param; i >= k->first_param; i--) fprintf(f, "%d%s", i, i > k->first_param ? ", " : "");
+        fprintf(f, "], \"offset\": %zu, \"count\": %zu}%s\n", k->offset, k->count, b + 1 < d->nbuckets ? "," : "");
+    }
+    fprintf(f, "  ],\n  \"launch_order\": [");
+    for (int i = 0; i < d->nlaunched; i++) fprintf(f, "%d%s", d->launch_log[i], i + 1 < d->nlaunched ? ", " : "");
+    fprintf(f, "]\n}\n");
+    fclose(f);
+}

@@ -1,0 +1,101 @@
+/* ddp.h — lesson 05: DistributedDataParallel with gradient buckets and overlap.
+ *
+ * Every rank holds the whole model. Backward produces gradients last layer first; DDP groups them
+ * into buckets and all-reduces each bucket as soon as all its gradients are ready, on a
+ * communication thread, while backward goes on computing the earlier layers:
+ *
+ *   compute  [fwd][bwd head][bwd h.2][bwd h.1][bwd h.0][wte]   [clip+step]
+ *   comm                   [all-reduce bucket 0     ][all-reduce bucket 1 ]
+ *                                                                  ▲ finish: wait for all buckets
+ *
+ * The gradients already live in one flat array in registration order; a bucket is a run of
+ * consecutive parameters taken in REVERSE registration order (the order backward produces them), so
+ * every bucket is a contiguous slice of that array — the "gradient_as_bucket_view" design: no
+ * copies into and out of separate bucket buffers. */
+#ifndef DPC_DDP_H
+#define DPC_DDP_H
+
+#include "collective.h"
+#include "trainer.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#define DDP_MIB (1024.0 * 1024.0)
+#define DDP_FIRST_BUCKET_BYTES (1024 * 1024) /* PyTorch's _DEFAULT_FIRST_BUCKET_BYTES */
+
+typedef struct {
+    int first_param, last_param; /* parameters last_param, last_param-1, ..., first_param */
+    size_t offset, count;        /* the bucket's slice of the flat gradient array (elements) */
+    int pending;                 /* gradients of this bucket not yet ready in this backward */
+} ddp_bucket_t;
+
+typedef struct ddp ddp_t;
+
+struct ddp {
+    trainer_t *t;
+    int world_size, rank;
+    /* buckets, in launch order */
+    int nbuckets;
+    ddp_bucket_t *buckets;
+    int *bucket_of;  /* parameter index -> bucket index */
+    int next_bucket; /* the next bucket to launch in this backward */
+    bool require_backward_grad_sync; /* false inside no_sync (lesson 06) */
+    bool overlap;    /* false: launch every bucket only at finish (to measure what overlap buys) */
+    /* launching: ddp_launch by default; the grader swaps in a recorder */
+    void (*launch)(ddp_t *d, int bucket);
+    /* the communication thread and its queue of launched buckets */
+    allreduce_fn allreduce;
+    comm_t *comm;    /* the thread's own communicator (a dup of t->comm; same counters) */
+    coll_t coll;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    int *queue;      /* bucket indices in launch order (this backward) */
+    int queued, completed;
+    bool stop, thread_started;
+    /* what happened, for the grader: the launch order of the last backward */
+    int *launch_log;
+    int nlaunched;
+};
+
+/* Build the buckets: walk the parameters in reverse registration order, adding each parameter's
+ * gradient bytes to the open bucket; close the bucket when its size reaches its cap. The first
+ * bucket closed has cap min(1 MiB, cap_bytes), every later one cap_bytes. */
+void ddp_assign_buckets(ddp_t *d, const flat_layout_t *layout, size_t cap_bytes);
+
+/* The gradient-ready hook (model_backward calls it with the parameter index). */
+void ddp_grad_ready(void *ddp, int param_index);
+/* After backward: every bucket launched; wait for all of them, in order; reset for the next
+ * backward. */
+void ddp_finish(ddp_t *d);
+
+/* ---- given: construction, the communication thread, the training step ------------------------ */
+
+/* Broadcast rank 0's parameters to every rank, build the buckets, start the communication thread. */
+void ddp_init(ddp_t *d, trainer_t *t, size_t cap_bytes, allreduce_fn allreduce);
+void ddp_free(ddp_t *d);
+/* Hand bucket b to the communication thread (asynchronous: returns at once). */
+void ddp_launch(ddp_t *d, int b);
+/* Block until every launched bucket's all-reduce has finished. */
+void ddp_wait_all(ddp_t *d);
+/* Reset the per-backward state (pending counts, next bucket, launch log). */
+void ddp_reset(ddp_t *d);
+/* One DDP training step (t->ext points at the ddp_t). */
+float ddp_train_step(trainer_t *t, double lr);
+/* Write the buckets and the launch order of the last step as JSON (for the grader). */
+void ddp_write_log(const ddp_t *d, const char *path);
+
+/* The options of a DDP program (bucket_cap_mb, allreduce, overlap, init seeds); call before
+ * trainer_init, then ddp_setup after it. */
+typedef struct {
+    double bucket_cap_mb;
+    const char *allreduce;
+    bool no_overlap;
+    bool init_seed_per_rank;
+    const char *ddp_log;
+} ddp_options_t;
+const cli_opt_t *ddp_cli_options(ddp_options_t *o);
+void ddp_setup(ddp_t *d, trainer_t *t, const ddp_options_t *o);
+
+#endif
