@@ -6,6 +6,8 @@
 #   out/bench/allreduce_link_np4.tsv    4 ranks over an emulated link (α = 200 µs, β = 1 GB/s): the
 #                                       latency-bound regime, where the tree beats the ring
 #   out/bench/allreduce_busbw.png       busbw against size, one panel per run
+#   out/bench/ddp_buckets.tsv, .png     DDP step time against bucket_cap_mb, overlap on and off, on 2
+#                                       ranks over the emulated nvlink preset (lesson 05)
 # BENCH_END=64M BENCH_FACTOR=4 BENCH_NPS="2 3 4" change the sweep. Exit status 1 if any result was wrong.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -53,7 +55,31 @@ for np in ${BENCH_NPS:-2 3 4}; do
         }' "$OUT/allreduce_np$np.tsv"
 done
 
+echo
+echo "== DDP (lesson 05): step time against bucket_cap_mb, 2 ranks, --link nvlink =="
+D=build/solutions/05-ddp/train_ddp
+DF="--hidden 384 --layers 6 --batch 512 --steps ${BENCH_DDP_STEPS:-8} --log-every 1000 --val none --link nvlink"
+printf '# bucket_cap_mb\tbuckets\tstep_ms_overlap\tstep_ms_no_overlap\n' >"$OUT/ddp_buckets.tsv"
+printf '%14s %8s %16s %16s %8s\n' bucket_cap_mb buckets "overlap on (ms)" "overlap off (ms)" saved
+for cap in ${BENCH_CAPS:-0.05 0.25 1 4 25}; do
+    on=$(grading/mpirun -np 2 "$D" $DF --bucket-cap-mb "$cap" 2>&1) || status=1
+    off=$(grading/mpirun -np 2 "$D" $DF --bucket-cap-mb "$cap" --no-overlap 2>&1) || status=1
+    nb=$(echo "$on" | sed -n 's/.*ddp: \([0-9]*\) bucket.*/\1/p')
+    t_on=$(echo "$on" | sed -n 's/^mean \([0-9.]*\) ms.*/\1/p')
+    t_off=$(echo "$off" | sed -n 's/^mean \([0-9.]*\) ms.*/\1/p')
+    printf '%s\t%s\t%s\t%s\n' "$cap" "$nb" "$t_on" "$t_off" >>"$OUT/ddp_buckets.tsv"
+    awk -v c="$cap" -v n="$nb" -v a="$t_on" -v b="$t_off" 'BEGIN { printf "%14s %8s %16.1f %16.1f %7.0f%%\n", c, n, a, b, 100 * (b - a) / b }'
+done
+
 if command -v gnuplot >/dev/null 2>&1; then
+    gnuplot <<GP && echo "wrote $OUT/ddp_buckets.png"
+set terminal pngcairo size 900,500 noenhanced
+set output "$OUT/ddp_buckets.png"
+set title "DDP step time against bucket_cap_mb (2 ranks, emulated nvlink, 1.0 M parameters)"
+set logscale x; set xlabel "bucket_cap_mb"; set ylabel "ms per step"; set grid; set key top right
+plot "$OUT/ddp_buckets.tsv" using 1:3 with linespoints lw 2 title "overlap on", \
+     "$OUT/ddp_buckets.tsv" using 1:4 with linespoints lw 2 title "overlap off (all buckets after backward)"
+GP
     {
         echo 'set terminal pngcairo size 1400,900 noenhanced'
         echo "set output '$OUT/allreduce_busbw.png'"

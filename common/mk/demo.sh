@@ -7,6 +7,8 @@
 #   checkpoint.safetensors    the trained model and optimizer state (loads with python safetensors)
 #   samples.txt               words the model made up
 #   stats.json                timing and memory
+#   ddp_trace.json            lesson 05: a Chrome trace of DDP on 2 ranks (open in ui.perfetto.dev)
+#   ddp_timeline.png          the same trace drawn: all-reduces overlapping backward
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -16,7 +18,7 @@ mkdir -p "$OUT"
 TRAIN=build/solutions/01-trainer/train
 start=$(date +%s)
 
-echo "== demo 1/1: lesson 01, the single-device trainer ($STEPS steps on the word list) =="
+echo "== demo 1/2: lesson 01, the single-device trainer ($STEPS steps on the word list) =="
 "$TRAIN" --steps "$STEPS" --batch 64 --lr 2e-3 --warmup 100 --log-every 250 --eval-every 500 \
     --loss-csv "$OUT/loss.csv" --save "$OUT/checkpoint.safetensors" --stats "$OUT/stats.json" \
     --sample 600 --sample-out "$OUT/samples.txt"
@@ -39,8 +41,15 @@ else
 fi
 
 echo
+echo "== demo 2/2: lesson 05, DDP on 2 ranks over an emulated link (alpha 100 us, 4 Gbit/s) =="
+grading/mpirun -np 2 build/solutions/05-ddp/train_ddp --hidden 384 --layers 6 --batch 512 --steps 12 \
+    --log-every 4 --val none --bucket-cap-mb 0.5 --link-latency-us 100 --link-gbps 4 --trace "$OUT/ddp_trace.json"
+sh common/mk/timeline.sh "$OUT/ddp_trace.json.tsv" "$OUT/ddp_timeline.png" 3 2 \
+    "lesson 05: DDP, 2 ranks, emulated link: all-reduces (orange) overlap backward (green)"
+
+echo
 echo "demo finished in $(($(date +%s) - start)) s. Files in $OUT/:"
-for f in loss.csv loss.png checkpoint.safetensors samples.txt stats.json; do
+for f in loss.csv loss.png checkpoint.safetensors samples.txt stats.json ddp_trace.json ddp_timeline.png; do
     [ -f "$OUT/$f" ] && printf '  %-24s %s\n' "$f" "$(wc -c <"$OUT/$f") bytes"
 done
 echo "a few made-up words:"
