@@ -24,3 +24,6 @@ printf 'Z' | dd of="$TMP/flip.safetensors" bs=1 seek=$((size - 10)) conv=notrunc
 expect_error "corrupt checkpoint" "checksum mismatch" $TRAIN $QUICK --steps 5 --resume "$TMP/flip.safetensors"
 expect_error "missing checkpoint" "not found" $TRAIN $QUICK --steps 5 --resume "$TMP/none.safetensors"
 expect_error "checkpoint past --steps" "raise --steps" $TRAIN $QUICK --steps 2 --resume "$TMP/ck.safetensors"
+
+# DDP programs refuse what cannot be honoured.
+expect_error "empty micro-batches" "some micro-batches would be empty" build/solutions/06-accum/train_accum $QUICK --batch 4 --accum-steps 8 --steps 1

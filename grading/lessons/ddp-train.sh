@@ -1,0 +1,35 @@
+#!/bin/sh
+# ddp-train.sh PROGRAM NRANKS BATCH CAP [flags]: a DDP program (lessons 05–07) on NRANKS ranks, each
+# initialised from a different seed, with bucket_cap_mb CAP, must be equivalent to the reference
+# trainer on the global batch, launch its buckets in order, and send exactly one ring all-reduce per
+# bucket per optimizer step (2(N−1) messages each) plus the initial broadcast.
+set -u
+prog=$1 n=$2 b=$3 cap=$4
+shift 4
+K=${STEPS:-8}
+k=$(echo "${SUB_EXTRA:-}" | sed -n 's/.*--accum-steps \([0-9]*\).*/\1/p')
+# report equivalence AND traffic: each explains a different mistake
+EQUIV_EXTRA="--accum ${k:-1}" SUB_EXTRA="--stats stats.json --ddp-log ddp.json --init-seed-per-rank --bucket-cap-mb $cap ${SUB_EXTRA:-}" \
+    sh "$GRADING/lessons/train-equiv.sh" "$prog" "$n" "$b" "$@"
+equiv=$?
+[ -f ddp.json ] && [ -f stats.json ] || exit 1
+nb=$(sed -n 's/.*"nbuckets": *\([0-9]*\).*/\1/p' ddp.json)
+order=$(sed -n 's/.*"launch_order": *\[\(.*\)\].*/\1/p' ddp.json | tr -d ' ')
+want=$(awk -v n="$nb" 'BEGIN { for (i = 0; i < n; i++) printf "%s%d", i ? "," : "", i }')
+echo "buckets: $nb, launch order of the last step: [$order]"
+if [ "$order" != "$want" ]; then
+    echo "FAIL: the buckets were launched in the order [$order] in the last step, expected [$want] (once each)"
+    got=$(echo "$order" | awk -F, '{ print ($0 == "" ? 0 : NF) }')
+    if [ "$got" -gt "$nb" ]; then
+        echo "  hint: $got launches for $nb buckets in one optimizer step: a synchronisation per micro-batch — only the last micro-batch may synchronise, the others run under no_sync"
+    elif [ "$got" -lt "$nb" ]; then
+        echo "  hint: $got launches for $nb buckets: the last backward of the step did not synchronise (is require_backward_grad_sync on for the last micro-batch?)"
+    fi
+    exit 1
+fi
+per_step=$((nb * 2 * (n - 1)))
+"$STATCHECK" stats.json \
+    rank0.msgs_sent=$((K * per_step + n - 1)) rank0.msgs_recv=$((K * per_step)) \
+    workers.msgs_sent=$((K * per_step)) workers.msgs_recv=$((K * per_step + 1)) all.lib_calls=0 \
+    --hint "per optimizer step every bucket must be all-reduced exactly once by the ring (2(N−1) messages per rank) — not once per micro-batch — after rank 0 broadcast the parameters once at construction" || exit 1
+exit $equiv

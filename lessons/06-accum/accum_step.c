@@ -1,0 +1,32 @@
+/* accum_step.c — k micro-batches, one synchronisation, one optimizer step.
+ *
+ * The rank's B examples (t->ctx, t->targets) are cut like the ring's chunks (chunk_range, lesson
+ * 04): micro-batch i has b_i examples, the first B % k of them one longer. The loss of the step is
+ * the mean over all B examples, so micro-batch i's mean loss counts with weight w_i = b_i / B:
+ *
+ *   L = (1/B) Σ_examples ℓ  =  Σ_i (b_i/B) · ( (1/b_i) Σ_{x in micro-batch i} ℓ(x) )  =  Σ_i w_i · L_i
+ *
+ * and its gradient likewise: backward with grad_scale w_i (= 1/k when the micro-batches are equal).
+ * Forgetting the weight makes the accumulated gradient k times too large.
+ *
+ * For each micro-batch i: set d->require_backward_grad_sync (only the last one synchronises),
+ * model_forward on its slice (contexts start at t->ctx + off·T, T = t->cfg.context),
+ * model_backward(m, w_i, ddp_grad_ready, d), ddp_finish(d). Then restore the flag, clip, step. */
+#include "accum.h"
+
+#include "ring.h"
+#include "util.h"
+
+float accum_train_step(trainer_t *t, double lr) {
+    accum_t *a = t->ext;
+    ddp_t *d = a->ddp;
+    model_t *m = &t->model;
+    int B = t->local_batch, k = a->accum_steps, T = t->cfg.context;
+    double loss = 0;
+    d->nlaunched = 0;
+    model_zero_grad(m);
+    // TODO(06 accum_train_step): the k micro-batches (no_sync for all but the last), weighting each
+    //   by b_i / B; accumulate the weighted loss; then sync back on, clip, optimizer step.
+    (void)d, (void)m, (void)B, (void)k, (void)T, (void)lr;
+    return trainer_global_mean(t, (float)loss);
+}

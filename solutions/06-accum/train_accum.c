@@ -1,0 +1,36 @@
+/* train_accum — lesson 06's program: DDP with gradient accumulation.
+ *
+ *   grading/mpirun -np 2 build/solutions/06-accum/train_accum --batch 48 --accum-steps 4
+ *
+ * --batch is the examples per rank per OPTIMIZER step (global batch = ranks × batch); each step
+ * runs --accum-steps micro-batches of about batch / accum-steps examples. */
+#include "accum.h"
+
+#include "util.h"
+
+int main(int argc, char **argv) {
+    trainer_t t;
+    ddp_t d;
+    ddp_options_t o;
+    accum_t a = {&d, 1};
+    const cli_opt_t mine[] = {
+        {"accum-steps", CLI_INT, &a.accum_steps, "micro-batches per optimizer step (k)", .min = 1, .max = 1 << 20},
+        CLI_END,
+    };
+    trainer_init(&t, argc, argv, cli_join(ddp_cli_options(&o), mine),
+                 "train_accum [options]  — DDP with gradient accumulation (lesson 06), under mpirun");
+    if (a.accum_steps > t.local_batch)
+        dp_fatal("--accum-steps %d is more than the %d examples per rank (--batch): some micro-batches would be "
+                 "empty; use --accum-steps <= --batch",
+                 a.accum_steps, t.local_batch);
+    ddp_setup(&d, &t, &o);
+    t.ext = &a;
+    if (t.rank == 0)
+        logger_line(&t.log, "accumulation: %d micro-batches of ~%d examples per rank per optimizer step",
+                    a.accum_steps, (t.local_batch + a.accum_steps - 1) / a.accum_steps);
+    trainer_run(&t, accum_train_step);
+    ddp_write_log(&d, o.ddp_log);
+    ddp_free(&d);
+    trainer_finish(&t);
+    return 0;
+}
