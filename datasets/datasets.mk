@@ -19,3 +19,4 @@ FIXTURE_WORDS := datasets/fixtures/words.txt
 dataset: $(DATASET)
 fixture: $(O)/datasets/build_words
 	$(O)/datasets/build_words --words $(FIXTURE_WORDS) --out-dir datasets/fixtures --name tiny
+	$(O)/datasets/build_words --words datasets/fixtures/micro-words.txt --out-dir datasets/fixtures --name micro

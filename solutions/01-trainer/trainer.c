@@ -45,6 +45,8 @@ static void defaults(trainer_config_t *c) {
     c->clip = 1.0;
     c->warmup = 0;
     c->seed = 1;
+    c->order = "random";
+    c->sampler_replicas = 0;
     c->log_every = 100;
     c->eval_every = 0;
     c->eval_batches = 20;
@@ -76,6 +78,10 @@ static cli_opt_t *options(trainer_config_t *c) {
         {"momentum", CLI_FLOAT, &c->momentum, "SGD momentum", .min = 0, .max = 0.999999},
         {"clip", CLI_FLOAT, &c->clip, "max global gradient norm (0: no clipping)", .min = 0, .max = 1e9},
         {"seed", CLI_U64, &c->seed, "seed of the initial parameters and of the data order"},
+        {"order", CLI_CHOICE, &c->order, "example order: the course's own, or PyTorch's DistributedSampler", .choices = "random|sampler"},
+        {"sampler-replicas", CLI_INT, &c->sampler_replicas, "--order sampler: its num_replicas (0: the world size)", .min = 0, .max = 1 << 20},
+        {"no-shuffle", CLI_FLAG, &c->no_shuffle, "--order sampler: shuffle=False"},
+        {"drop-last", CLI_FLAG, &c->drop_last, "--order sampler: drop_last=True"},
         {"log-every", CLI_INT, &c->log_every, "print a line every N steps", .min = 1, .max = 1 << 30},
         {"eval-every", CLI_INT, &c->eval_every, "validation loss every N steps (0: at the end only)", .min = 0, .max = 1 << 30},
         {"eval-batches", CLI_INT, &c->eval_batches, "validation batches per evaluation", .min = 1, .max = 1 << 20},
@@ -136,8 +142,12 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
         if (t->val.vocab_size != t->train.vocab_size || memcmp(t->val.vocab, t->train.vocab, t->train.vocab_size))
             dp_fatal("%s and %s have different vocabularies; build both with the same tool", c->data, c->val);
     }
-    size_t global = (size_t)c->batch * (size_t)t->world_size;
-    data_order_init(&t->order, c->seed, dataset_num_examples(&t->train, c->context), global);
+    size_t global = (size_t)c->batch * (size_t)t->world_size, L = dataset_num_examples(&t->train, c->context);
+    if (!strcmp(c->order, "sampler"))
+        data_order_init_sampler(&t->order, c->seed, L, global, c->sampler_replicas ? c->sampler_replicas : t->world_size,
+                                !c->no_shuffle, c->drop_last);
+    else
+        data_order_init(&t->order, c->seed, L, global);
 
     t->ops = ops_create(!strcmp(c->device, "cuda") ? OPS_CUDA : OPS_CPU, c->threads);
     model_config_t mc = {(int)t->train.vocab_size, c->context, c->embed, c->hidden, c->layers};
@@ -163,7 +173,7 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
 
 /* This rank's share of global batch `step`: positions rank, rank + N, rank + 2N, ... (the
  * strided assignment of PyTorch's DistributedSampler). */
-static void fetch_batch(trainer_t *t, int64_t step) {
+static void fetch_default(trainer_t *t, int64_t step) {
     data_order_batch(&t->order, (uint64_t)step, t->global_idx);
     int N = t->world_size, B = t->local_batch;
     for (int j = 0; j < B; j++) {
@@ -310,6 +320,7 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
     trainer_config_t *c = &t->cfg;
     if (!t->full_params) t->full_params = full_params_default;
     if (!t->full_grads) t->full_grads = full_grads_default;
+    if (!t->fetch) t->fetch = fetch_default;
     int64_t first = t->step;
     FILE *csv = NULL;
     if (c->loss_csv && t->rank == 0) {
@@ -319,7 +330,7 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
         if (first == 0) fprintf(csv, "step,loss,lr,val_loss\n");
     }
     for (int64_t s = first; s < c->steps; s++) {
-        fetch_batch(t, s);
+        t->fetch(t, s);
         double lr = lr_at(s, c->lr, c->warmup, c->steps, c->min_lr_ratio);
         double t0 = dp_now();
         float loss = step_fn(t, lr);

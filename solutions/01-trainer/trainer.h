@@ -39,6 +39,9 @@ typedef struct {
     double lr, min_lr_ratio, weight_decay, beta1, beta2, eps, momentum, clip;
     int warmup;
     uint64_t seed;
+    const char *order;    /* "random": the course's own; "sampler": PyTorch's DistributedSampler order */
+    int sampler_replicas; /* the sampler's num_replicas (0: the world size) */
+    bool no_shuffle, drop_last;
     /* output */
     int log_every, eval_every, eval_batches, save_every, sample;
     const char *save, *resume, *dump, *loss_csv, *stats, *trace, *sample_out;
@@ -75,7 +78,10 @@ struct trainer {
     double step_time_sum;
     int64_t steps_timed;
     void *ext;           /* a later lesson's own state */
-    /* Hooks a later lesson may replace (defaults: the whole model lives on every rank). */
+    /* Hooks a later lesson may replace (defaults: the whole model lives on every rank, and this
+     * rank's share of global batch `step` comes from t->order, positions rank, rank + N, ...). */
+    void (*fetch)(trainer_t *t, int64_t step); /* fill t->ctx, t->targets */
+    void *fetch_ctx;
     void (*full_params)(trainer_t *t, float *out); /* every parameter, on rank 0 */
     void (*full_grads)(trainer_t *t, float *out);  /* every gradient, on rank 0 */
 };

@@ -1,6 +1,7 @@
 # The dataset builder is deterministic, the committed fixture is what it builds, errors are clear.
 . "$(dirname "$0")/lib.sh"
 B=$ROOT/build/datasets/build_words
+$B --words datasets/fixtures/micro-words.txt --out-dir "$TMP/a" --name micro >/dev/null &&
 $B --words datasets/fixtures/words.txt --out-dir "$TMP/a" --name tiny >/dev/null && \
 $B --words datasets/fixtures/words.txt --out-dir "$TMP/b" --name tiny >/dev/null
 if cmp -s "$TMP/a/tiny-train.tok" "$TMP/b/tiny-train.tok" && cmp -s "$TMP/a/tiny-val.tok" "$TMP/b/tiny-val.tok"; then
@@ -8,8 +9,9 @@ if cmp -s "$TMP/a/tiny-train.tok" "$TMP/b/tiny-train.tok" && cmp -s "$TMP/a/tiny
 else
     fail "two builds of the same word list differ"
 fi
-if cmp -s "$TMP/a/tiny-train.tok" datasets/fixtures/tiny-train.tok && cmp -s "$TMP/a/tiny-val.tok" datasets/fixtures/tiny-val.tok; then
-    pass "committed fixture = build_words(datasets/fixtures/words.txt)"
+if cmp -s "$TMP/a/tiny-train.tok" datasets/fixtures/tiny-train.tok && cmp -s "$TMP/a/tiny-val.tok" datasets/fixtures/tiny-val.tok &&
+    cmp -s "$TMP/a/micro-train.tok" datasets/fixtures/micro-train.tok; then
+    pass "committed fixtures = build_words(datasets/fixtures/words.txt, micro-words.txt)"
 else
     fail "the committed fixture is stale: run 'make fixture' and commit it"
 fi

@@ -1,0 +1,195 @@
+/* check07 — the grader's unit checks of lesson 07 (linked with the submission's sampler).
+ *
+ *   check07 sizes       num_samples / total_size for pytorch_semantics.md §1.5's cases; invalid ranks
+ *   check07 vectors     index lists equal to PyTorch's (§7.2), shuffled and not, padded and not
+ *   check07 properties  per epoch: same lengths, coverage, disjointness, padding from the head,
+ *                       determinism, set_epoch, against the oracle order in common/data.c */
+#include "checklib.h"
+#include "data.h"
+#include "sampler.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int sizes_check(void) {
+    struct {
+        size_t L;
+        int N, drop, want;
+    } cases[] = {{10, 3, 0, 4}, {10, 3, 1, 3}, {9, 3, 1, 3}, {2, 4, 0, 1}, {2, 4, 1, 0}, {1, 4, 0, 1}, {0, 4, 0, 0}, {12, 4, 1, 3}};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sampler_t s;
+        if (sampler_init(&s, cases[i].L, cases[i].N, 0, false, 0, cases[i].drop) != 0) {
+            printf("FAIL: sampler_init(L=%zu, N=%d, rank 0) was refused\n", cases[i].L, cases[i].N);
+            bad = 1;
+            continue;
+        }
+        if (s.num_samples != (size_t)cases[i].want || s.total_size != (size_t)cases[i].want * (size_t)cases[i].N) {
+            printf("FAIL: L=%zu, N=%d, drop_last=%s: num_samples %zu and total_size %zu, PyTorch gives %d and %d%s\n",
+                   cases[i].L, cases[i].N, cases[i].drop ? "True" : "False", s.num_samples, s.total_size, cases[i].want,
+                   cases[i].want * cases[i].N,
+                   cases[i].drop ? " (with drop_last: ceil((L − N)/N) when L %% N != 0)" : " (ceil(L/N), padded up)");
+            bad = 1;
+        }
+    }
+    sampler_t s;
+    if (sampler_init(&s, 10, 3, 3, true, 0, false) == 0 || sampler_init(&s, 10, 3, -1, true, 0, false) == 0) {
+        printf("FAIL: rank 3 (or -1) of 3 replicas must be refused (PyTorch raises ValueError)\n");
+        bad = 1;
+    }
+    if (!bad) printf("num_samples and total_size as PyTorch for all of §1.5's cases; invalid ranks refused\n");
+    return bad;
+}
+
+/* One rank's list against PyTorch's. */
+static int expect_list(size_t L, int N, int rank, int shuffle, uint64_t seed, int64_t epoch, int drop,
+                       const uint32_t *want, size_t nwant) {
+    sampler_t s;
+    if (sampler_init(&s, L, N, rank, shuffle, seed, drop) != 0) {
+        printf("FAIL: sampler_init refused rank %d of %d\n", rank, N);
+        return 1;
+    }
+    sampler_set_epoch(&s, epoch);
+    uint32_t out[64];
+    memset(out, 0xff, sizeof out);
+    size_t n = sampler_indices(&s, out);
+    int bad = n != nwant;
+    for (size_t i = 0; i < nwant && !bad; i++) bad = out[i] != want[i];
+    if (bad) {
+        printf("FAIL: L=%zu N=%d rank=%d shuffle=%s seed=%llu epoch=%lld drop_last=%s: got [", L, N, rank,
+               shuffle ? "True" : "False", (unsigned long long)seed, (long long)epoch, drop ? "True" : "False");
+        for (size_t i = 0; i < n && i < 16; i++) printf("%s%u", i ? "," : "", out[i]);
+        printf("], PyTorch gives [");
+        for (size_t i = 0; i < nwant; i++) printf("%s%u", i ? "," : "", want[i]);
+        printf("]\n");
+    }
+    return bad;
+}
+
+#define LIST(...) (const uint32_t[]){__VA_ARGS__}, sizeof((const uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t)
+
+static int vectors_check(void) {
+    int bad = 0;
+    /* no shuffle: padding repeats the head, assignment is strided */
+    bad |= expect_list(10, 3, 0, 0, 0, 0, 0, LIST(0, 3, 6, 9));
+    bad |= expect_list(10, 3, 1, 0, 0, 0, 0, LIST(1, 4, 7, 0));
+    bad |= expect_list(10, 3, 2, 0, 0, 0, 0, LIST(2, 5, 8, 1));
+    bad |= expect_list(10, 3, 0, 0, 0, 0, 1, LIST(0, 3, 6));
+    bad |= expect_list(10, 3, 2, 0, 0, 0, 1, LIST(2, 5, 8));
+    bad |= expect_list(2, 4, 2, 0, 0, 0, 0, LIST(0));
+    bad |= expect_list(2, 4, 3, 0, 0, 0, 0, LIST(1));
+    bad |= expect_list(1, 4, 3, 0, 0, 0, 0, LIST(0));
+    bad |= expect_list(5, 4, 3, 0, 0, 0, 1, LIST(3));
+    /* shuffled, PyTorch's MT19937 randperm with seed + epoch */
+    bad |= expect_list(10, 3, 0, 1, 0, 0, 0, LIST(4, 5, 0, 2));
+    bad |= expect_list(10, 3, 1, 1, 0, 0, 0, LIST(1, 3, 8, 4));
+    bad |= expect_list(10, 3, 2, 1, 0, 0, 0, LIST(7, 9, 6, 1));
+    bad |= expect_list(10, 3, 0, 1, 0, 1, 0, LIST(5, 2, 9, 4));
+    bad |= expect_list(10, 3, 2, 1, 0, 1, 0, LIST(1, 8, 7, 6));
+    bad |= expect_list(7, 2, 0, 1, 0, 0, 0, LIST(4, 5, 2, 1));
+    bad |= expect_list(7, 2, 1, 1, 0, 0, 0, LIST(0, 3, 6, 4));
+    bad |= expect_list(7, 2, 0, 1, 0, 0, 1, LIST(4, 5, 2));
+    bad |= expect_list(7, 2, 1, 1, 0, 1, 0, LIST(6, 3, 2, 0));
+    bad |= expect_list(7, 2, 1, 1, 0, 2, 1, LIST(4, 0, 1));
+    if (!bad) printf("index lists identical to PyTorch's reference vectors (pytorch_semantics.md §7.2)\n");
+    return bad;
+}
+
+/* Every rank's list for (L, N, seed, epoch, shuffle, drop) against the oracle order. */
+static int properties_for(size_t L, int N, uint64_t seed, int shuffle, int drop) {
+    data_order_t o;
+    size_t R = (size_t)N, ns = sampler_num_samples_ref(L, N, drop), total = ns * R;
+    if (total == 0) return 0;
+    data_order_init_sampler(&o, seed, L, 1, N, shuffle, drop);
+    uint32_t *oracle = dp_malloc((total + 1) * 4), *mine = dp_malloc((total + L + 1) * 4), *prev = dp_calloc(ns + 1, 4);
+    int bad = 0;
+    for (int64_t epoch = 0; epoch < 3 && !bad; epoch++) {
+        for (size_t i = 0; i < total; i++) data_order_batch(&o, (uint64_t)epoch * total + i, &oracle[i]);
+        int *seen = dp_calloc(L ? L : 1, sizeof(int));
+        for (int r = 0; r < N && !bad; r++) {
+            sampler_t s;
+            sampler_init(&s, L, N, r, shuffle, seed, drop);
+            sampler_set_epoch(&s, epoch);
+            size_t n = sampler_indices(&s, mine);
+            if (n != ns) {
+                printf("FAIL: L=%zu N=%d: rank %d yields %zu indices, every rank must yield num_samples = %zu\n", L, N, r,
+                       n, ns);
+                bad = 1;
+                break;
+            }
+            for (size_t j = 0; j < n && !bad; j++) {
+                if (mine[j] != oracle[(size_t)r + j * R]) {
+                    printf("FAIL: L=%zu N=%d seed=%llu epoch=%lld shuffle=%d drop_last=%d: rank %d's entry %zu is %u, "
+                           "expected %u = position %zu of the epoch's list (rank + j·N)",
+                           L, N, (unsigned long long)seed, (long long)epoch, shuffle, drop, r, j, mine[j],
+                           oracle[(size_t)r + j * R], (size_t)r + j * R);
+                    if (mine[j] == oracle[(size_t)r * ns + j]) printf(" — you took a contiguous block, not every N-th entry");
+                    else if (!drop && (size_t)r + j * R >= L && mine[j] == oracle[L - 1 - ((size_t)r + j * R - L)])
+                        printf(" — padding must repeat the HEAD of the list, not its tail");
+                    printf("\n");
+                    bad = 1;
+                }
+                if (!bad && mine[j] < L) seen[mine[j]]++;
+            }
+            if (r == 0 && epoch > 0 && shuffle && L > 3 && !bad && !memcmp(prev, mine, ns * 4)) {
+                printf("FAIL: L=%zu N=%d: rank 0's list is the same in epoch %lld as in epoch %lld: the permutation must "
+                       "be drawn with seed + epoch (set_epoch)\n",
+                       L, N, (long long)epoch, (long long)epoch - 1);
+                bad = 1;
+            }
+            if (r == 0) memcpy(prev, mine, ns * 4);
+        }
+        for (size_t i = 0; i < L && !bad; i++) {
+            int want_max = drop ? 1 : (int)((total + L - 1) / L);
+            if (seen[i] > want_max || (!drop && seen[i] == 0)) {
+                printf("FAIL: L=%zu N=%d epoch %lld: index %zu appears %d times over all ranks\n", L, N, (long long)epoch, i,
+                       seen[i]);
+                bad = 1;
+            }
+        }
+        free(seen);
+    }
+    /* determinism: the same (seed, epoch) gives the same list; seed 0 epoch 1 == seed 1 epoch 0 */
+    if (!bad && shuffle && L > 2) {
+        sampler_t a, b;
+        uint32_t *x = dp_malloc((total + L + 1) * 4), *y = dp_malloc((total + L + 1) * 4);
+        sampler_init(&a, L, N, 0, true, 0, drop);
+        sampler_init(&b, L, N, 0, true, 1, drop);
+        sampler_set_epoch(&a, 1);
+        sampler_indices(&a, x);
+        sampler_indices(&b, y);
+        if (memcmp(x, y, ns * 4)) {
+            printf("FAIL: (seed 0, epoch 1) and (seed 1, epoch 0) must give the same list: the generator is seeded with "
+                   "seed + epoch\n");
+            bad = 1;
+        }
+        free(x);
+        free(y);
+    }
+    data_order_free(&o);
+    free(oracle);
+    free(mine);
+    free(prev);
+    return bad;
+}
+
+static int properties_check(void) {
+    int bad = 0;
+    size_t lens[] = {1, 2, 10, 11, 37, 100};
+    for (size_t li = 0; li < 6 && !bad; li++)
+        for (int N = 1; N <= 5 && !bad; N++)
+            for (int mode = 0; mode < 4 && !bad; mode++) bad = properties_for(lens[li], N, 17, mode & 1, (mode >> 1) & 1);
+    if (!bad)
+        printf("for L in {1,2,10,11,37,100}, N in 1..5, shuffle and drop_last both ways, 3 epochs: equal lengths, every "
+               "index covered (disjoint without padding), padding from the head, strided, new order each epoch\n");
+    return bad;
+}
+
+int main(int argc, char **argv) {
+    dp_set_progname("check07");
+    const ck_entry_t checks[] = {{"sizes", sizes_check}, {"vectors", vectors_check}, {"properties", properties_check},
+                                 {NULL, NULL}};
+    return ck_main(argc, argv, checks);
+}

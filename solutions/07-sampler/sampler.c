@@ -1,0 +1,69 @@
+/* sampler.c — DistributedSampler's sizes and its __iter__, as PyTorch computes them.
+ *
+ * Sizes (L examples, N replicas):
+ *   num_samples = ceil((L − N) / N)   if drop_last and L % N != 0     (floor(L/N), the tail dropped)
+ *               = ceil(L / N)         otherwise                        (padded up)
+ *   total_size  = num_samples · N
+ *
+ * The list of an epoch:
+ *   1. indices = randperm(L) with PyTorch's generator seeded by seed + epoch
+ *      (mt19937_randperm in common/mt19937.h), or 0, 1, …, L−1 without shuffle;
+ *   2. without drop_last: append the HEAD of that list until there are total_size entries (again
+ *      from the start when L is smaller than what is missing); with drop_last: keep the first
+ *      total_size entries (the tail is dropped);
+ *   3. rank r takes entries r, r + N, r + 2N, …  (strided, not a contiguous block).
+ *
+ * Every rank computes the same list — same seed, same epoch — and no two ranks take the same
+ * position: without padding their lists are disjoint and together cover every index once. */
+#include "sampler.h"
+
+#include "mt19937.h"
+
+int sampler_init(sampler_t *s, size_t dataset_len, int num_replicas, int rank, bool shuffle, uint64_t seed,
+                 bool drop_last) {
+    if (num_replicas < 1 || rank < 0 || rank >= num_replicas) return -1;
+    s->dataset_len = dataset_len;
+    s->num_replicas = num_replicas;
+    s->rank = rank;
+    s->shuffle = shuffle;
+    s->seed = seed;
+    s->drop_last = drop_last;
+    s->epoch = 0;
+    // TODO(07 sampler sizes): num_samples and total_size as above (careful with L < N).
+    // BEGIN SOLUTION
+    size_t L = dataset_len, N = (size_t)num_replicas;
+    if (drop_last && L % N != 0)
+        s->num_samples = L > N ? (L - N + N - 1) / N : 0;
+    else
+        s->num_samples = (L + N - 1) / N;
+    s->total_size = s->num_samples * N;
+    // END SOLUTION
+    // SKELETON: s->num_samples = 0;
+    // SKELETON: s->total_size = 0;
+    return 0;
+}
+
+void sampler_set_epoch(sampler_t *s, int64_t epoch) {
+    // TODO(07 set_epoch): remember the epoch (the next list is drawn with seed + epoch).
+    // BEGIN SOLUTION
+    s->epoch = epoch;
+    // END SOLUTION
+    // SKELETON: (void)s, (void)epoch;
+}
+
+size_t sampler_indices(const sampler_t *s, uint32_t *out) {
+    // TODO(07 sampler_indices): build the epoch's list in out (steps 1 and 2 above), then keep this
+    //   rank's strided entries at the front of out; return num_samples.
+    // BEGIN SOLUTION
+    size_t L = s->dataset_len, N = (size_t)s->num_replicas;
+    if (s->shuffle)
+        mt19937_randperm(out, L, s->seed + (uint64_t)s->epoch);
+    else
+        for (size_t i = 0; i < L; i++) out[i] = (uint32_t)i;
+    for (size_t i = L; i < s->total_size; i++) out[i] = out[(i - L) % L]; /* pad with the head, cycling */
+    for (size_t j = 0; j < s->num_samples; j++) out[j] = out[(size_t)s->rank + j * N]; /* strided (in place) */
+    return s->num_samples;
+    // END SOLUTION
+    // SKELETON: (void)s, (void)out;
+    // SKELETON: return 0;
+}

@@ -1,0 +1,42 @@
+/* sampler_fetch.c — feed the trainer from the sampler: DataLoader(batch_size=B, drop_last=True) over
+ * a DistributedSampler on each rank. Epoch e covers num_samples / B steps; at its first step the
+ * sampler is told the epoch (set_epoch) and draws its list. */
+#include "sampler_fetch.h"
+
+#include "util.h"
+
+#include <stdlib.h>
+
+static void fetch(trainer_t *t, int64_t step) {
+    sampler_state_t *st = t->fetch_ctx;
+    size_t B = (size_t)t->local_batch;
+    if (st->steps_per_epoch == 0)
+        dp_fatal("the sampler gives %zu examples per rank per epoch, fewer than one batch of %zu", st->sampler.num_samples, B);
+    int64_t epoch = step / (int64_t)st->steps_per_epoch;
+    if (epoch != st->epoch) {
+        sampler_set_epoch(&st->sampler, epoch);
+        sampler_indices(&st->sampler, st->indices);
+        st->epoch = epoch;
+    }
+    const uint32_t *idx = st->indices + (size_t)(step % (int64_t)st->steps_per_epoch) * B;
+    dataset_gather(&t->train, t->cfg.context, idx, B, t->ctx, t->targets);
+}
+
+void sampler_attach(trainer_t *t, sampler_state_t *st) {
+    size_t L = dataset_num_examples(&t->train, t->cfg.context);
+    int replicas = t->cfg.sampler_replicas ? t->cfg.sampler_replicas : t->world_size;
+    if (replicas != t->world_size) dp_fatal("--sampler-replicas %d but the job has %d ranks", replicas, t->world_size);
+    if (sampler_init(&st->sampler, L, t->world_size, t->rank, !t->cfg.no_shuffle, t->cfg.seed, t->cfg.drop_last) != 0)
+        dp_fatal("DistributedSampler: invalid rank %d for %d replicas", t->rank, t->world_size);
+    st->indices = dp_malloc((st->sampler.total_size > L ? st->sampler.total_size : L) * sizeof(uint32_t) + 4);
+    st->steps_per_epoch = st->sampler.num_samples / (size_t)t->local_batch;
+    st->epoch = -1;
+    t->fetch = fetch;
+    t->fetch_ctx = st;
+}
+
+void sampler_detach(trainer_t *t, sampler_state_t *st) {
+    free(st->indices);
+    st->indices = NULL;
+    t->fetch = NULL;
+}
