@@ -17,6 +17,10 @@ nb=$(sed -n 's/.*"nbuckets": *\([0-9]*\).*/\1/p' ddp.json)
 order=$(sed -n 's/.*"launch_order": *\[\(.*\)\].*/\1/p' ddp.json | tr -d ' ')
 want=$(awk -v n="$nb" 'BEGIN { for (i = 0; i < n; i++) printf "%s%d", i ? "," : "", i }')
 echo "buckets: $nb, launch order of the last step: [$order]"
+if [ "${nb:-0}" -lt 1 ]; then
+    echo "FAIL: the gradients were put in no bucket at all (ddp_assign_buckets built none)"
+    exit 1
+fi
 if [ "$order" != "$want" ]; then
     echo "FAIL: the buckets were launched in the order [$order] in the last step, expected [$want] (once each)"
     got=$(echo "$order" | awk -F, '{ print ($0 == "" ? 0 : NF) }')
