@@ -25,42 +25,47 @@ static void model_string(const model_config_t *c, char *out, size_t n) {
              c->hidden, c->layers);
 }
 
-void checkpoint_save(trainer_t *t, const char *path) {
-    model_t *m = &t->model;
-    const flat_layout_t *L = &m->layout;
-    size_t n = L->numel;
-    float *params = t->rank == 0 ? dp_malloc(n * sizeof(float)) : NULL;
-    t->full_params(t, params);
-    if (t->rank != 0) return;
+void checkpoint_write(const checkpoint_parts_t *p, const char *path) {
+    const flat_layout_t *L = p->layout;
     st_writer_t *w = st_writer_new();
     char name[96], val[160];
     for (int i = 0; i < L->count; i++)
-        st_writer_add(w, L->views[i].name, DT_F32, L->views[i].ndim, L->views[i].shape, params + L->views[i].offset);
-    const char *opt = t->optim.kind == OPTIM_ADAMW ? "adamw" : "sgd";
+        st_writer_add(w, L->views[i].name, DT_F32, L->views[i].ndim, L->views[i].shape, p->params + L->views[i].offset);
     for (int i = 0; i < L->count; i++) {
         snprintf(name, sizeof name, "optim.m.%s", L->views[i].name);
-        st_writer_add(w, name, DT_F32, L->views[i].ndim, L->views[i].shape, t->optim.m + L->views[i].offset);
-        if (t->optim.v) {
+        st_writer_add(w, name, DT_F32, L->views[i].ndim, L->views[i].shape, p->m + L->views[i].offset);
+        if (p->v) {
             snprintf(name, sizeof name, "optim.v.%s", L->views[i].name);
-            st_writer_add(w, name, DT_F32, L->views[i].ndim, L->views[i].shape, t->optim.v + L->views[i].offset);
+            st_writer_add(w, name, DT_F32, L->views[i].ndim, L->views[i].shape, p->v + L->views[i].offset);
         }
     }
     st_writer_meta(w, "format", CKPT_FORMAT);
-    snprintf(val, sizeof val, "%" PRId64, t->step);
+    snprintf(val, sizeof val, "%" PRId64, p->step);
     st_writer_meta(w, "step", val);
-    snprintf(val, sizeof val, "%" PRId64, t->optim.t);
+    snprintf(val, sizeof val, "%" PRId64, p->optim_t);
     st_writer_meta(w, "optim_t", val);
-    st_writer_meta(w, "optimizer", opt);
-    model_string(&m->cfg, val, sizeof val);
+    st_writer_meta(w, "optimizer", p->optimizer);
+    model_string(p->model, val, sizeof val);
     st_writer_meta(w, "model", val);
-    snprintf(val, sizeof val, "%" PRIu64, t->cfg.seed);
+    snprintf(val, sizeof val, "%" PRIu64, p->seed);
     st_writer_meta(w, "seed", val);
-    snprintf(val, sizeof val, "%zu", t->order.batch);
+    snprintf(val, sizeof val, "%zu", p->global_batch);
     st_writer_meta(w, "global_batch", val);
     char err[512];
     dp_mkdir_for(path);
     if (st_writer_save(w, path, err, sizeof err) != 0) dp_fatal("%s", err);
     st_writer_free(w);
+}
+
+void checkpoint_save(trainer_t *t, const char *path) {
+    model_t *m = &t->model;
+    float *params = t->rank == 0 ? dp_malloc(m->layout.numel * sizeof(float)) : NULL;
+    t->full_params(t, params);
+    if (t->rank != 0) return;
+    checkpoint_parts_t parts = {&m->cfg, &m->layout, params, t->optim.m, t->optim.v,
+                                t->optim.kind == OPTIM_ADAMW ? "adamw" : "sgd", t->step, t->optim.t, t->cfg.seed,
+                                t->order.batch};
+    checkpoint_write(&parts, path);
     free(params);
 }
 

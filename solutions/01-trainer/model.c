@@ -49,6 +49,24 @@ void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max
 
     model_reset_params(m, seed);
 
+    /* units: wte, h.0 .. h.(L-1), head — contiguous runs of the layout */
+    m->nunits = cfg->layers + 2;
+    m->unit_offset = dp_calloc((size_t)m->nunits, sizeof(size_t));
+    m->unit_numel = dp_calloc((size_t)m->nunits, sizeof(size_t));
+    m->unit_of = dp_calloc((size_t)m->layout.count, sizeof(int));
+    m->unit_params = dp_calloc((size_t)m->nunits, sizeof(float *));
+    m->unit_grads = dp_calloc((size_t)m->nunits, sizeof(float *));
+    for (int i = 0; i < m->layout.count; i++) {
+        int u = i == 0 ? 0 : (i - 1) / 2 + 1;
+        m->unit_of[i] = u;
+        if (i == 0 || (i - 1) % 2 == 0) m->unit_offset[u] = m->layout.views[i].offset;
+        m->unit_numel[u] += m->layout.views[i].numel;
+    }
+    for (int u = 0; u < m->nunits; u++) {
+        m->unit_params[u] = m->params + m->unit_offset[u];
+        m->unit_grads[u] = m->grads + m->unit_offset[u];
+    }
+
     size_t B = (size_t)max_batch, T = (size_t)cfg->context, E = (size_t)cfg->embed;
     size_t H = (size_t)cfg->hidden, V = (size_t)cfg->vocab, widest = H > T * E ? H : T * E;
     m->ctx = dp_calloc(B * T, sizeof(int32_t));
@@ -86,11 +104,31 @@ void model_reset_params(model_t *m, uint64_t seed) {
     free(host);
 }
 
+float *model_param(const model_t *m, int i) {
+    int u = m->unit_of[i];
+    return m->unit_params[u] + (m->layout.views[i].offset - m->unit_offset[u]);
+}
+
+float *model_grad(const model_t *m, int i) {
+    int u = m->unit_of[i];
+    return m->unit_grads[u] + (m->layout.views[i].offset - m->unit_offset[u]);
+}
+
+#define HOOK(m, which, u)                                                                          \
+    do {                                                                                           \
+        if ((m)->unit_hooks.which) (m)->unit_hooks.which((m)->unit_hooks.ctx, (u));                \
+    } while (0)
+
 void model_free(model_t *m) {
     float *bufs[] = {m->params, m->grads, m->x0, m->logits, m->probs, m->losses, m->dlogits, m->dh_a, m->dh_b};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) ops_free(m->ops, bufs[i]);
     for (int l = 0; l < m->cfg.layers; l++) ops_free(m->ops, m->h[l]);
     free(m->h);
+    free(m->unit_offset);
+    free(m->unit_numel);
+    free(m->unit_of);
+    free(m->unit_params);
+    free(m->unit_grads);
     free(m->ctx);
     free(m->targets);
     flat_layout_free(&m->layout);
@@ -107,18 +145,23 @@ float model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int 
     m->batch = B;
     memcpy(m->ctx, ctx, (size_t)B * c->context * sizeof(int32_t));
     memcpy(m->targets, targets, (size_t)B * sizeof(int32_t));
-    const flat_layout_t *L = &m->layout;
-    ops_embedding_forward(m->ops, flat_at(L, m->params, model_wte()), m->ctx, B, c->context, c->embed, m->x0);
+    HOOK(m, pre_forward, 0);
+    ops_embedding_forward(m->ops, model_param(m, model_wte()), m->ctx, B, c->context, c->embed, m->x0);
+    HOOK(m, post_forward, 0);
     const float *x = m->x0;
     for (int l = 0; l < c->layers; l++) {
-        linear_forward(m->ops, x, flat_at(L, m->params, model_weight(l)), flat_at(L, m->params, model_bias(l)),
-                       B, layer_in(c, l), c->hidden, m->h[l]);
+        HOOK(m, pre_forward, 1 + l);
+        linear_forward(m->ops, x, model_param(m, model_weight(l)), model_param(m, model_bias(l)), B, layer_in(c, l),
+                       c->hidden, m->h[l]);
+        HOOK(m, post_forward, 1 + l);
         ops_tanh_forward(m->ops, m->h[l], m->h[l], (size_t)B * c->hidden);
         x = m->h[l];
     }
     int head = c->layers;
-    linear_forward(m->ops, x, flat_at(L, m->params, model_weight(head)), flat_at(L, m->params, model_bias(head)),
-                   B, c->hidden, c->vocab, m->logits);
+    HOOK(m, pre_forward, head + 1);
+    linear_forward(m->ops, x, model_param(m, model_weight(head)), model_param(m, model_bias(head)), B, c->hidden,
+                   c->vocab, m->logits);
+    HOOK(m, post_forward, head + 1);
     return xent_forward(m->logits, m->targets, B, c->vocab, m->probs, m->losses);
 }
 
@@ -128,7 +171,6 @@ static void ready(grad_ready_fn hook, void *ctx, int index) {
 
 void model_backward(model_t *m, float grad_scale, grad_ready_fn hook, void *hook_ctx) {
     const model_config_t *c = &m->cfg;
-    const flat_layout_t *L = &m->layout;
     int B = m->batch;
     if (B < 1) dp_fatal("backward called before any forward");
     double t0 = dp_now();
@@ -138,24 +180,27 @@ void model_backward(model_t *m, float grad_scale, grad_ready_fn hook, void *hook
     xent_backward(m->probs, m->targets, B, c->vocab, grad_scale, m->dlogits);
     int head = c->layers;
     float *dh = m->dh_a, *dprev = m->dh_b;
-    linear_backward(m->ops, m->h[c->layers - 1], flat_at(L, m->params, model_weight(head)), m->dlogits, B,
-                    c->hidden, c->vocab, dh, flat_at(L, m->grads, model_weight(head)),
-                    flat_at(L, m->grads, model_bias(head)));
+    HOOK(m, pre_backward, head + 1);
+    linear_backward(m->ops, m->h[c->layers - 1], model_param(m, model_weight(head)), m->dlogits, B, c->hidden,
+                    c->vocab, dh, model_grad(m, model_weight(head)), model_grad(m, model_bias(head)));
     trace_span(m->trace, "compute", "bwd head", t0, dp_now());
     ready(hook, hook_ctx, model_bias(head));
     ready(hook, hook_ctx, model_weight(head));
+    HOOK(m, post_backward, head + 1);
 
     /* hidden layers, last to first: dh is ∂L/∂h[l] on entry */
     for (int l = c->layers - 1; l >= 0; l--) {
         t0 = dp_now();
         ops_tanh_backward(m->ops, m->h[l], dh, dh, (size_t)B * c->hidden); /* now ∂L/∂(pre-activation) */
         const float *x = l == 0 ? m->x0 : m->h[l - 1];
-        linear_backward(m->ops, x, flat_at(L, m->params, model_weight(l)), dh, B, layer_in(c, l), c->hidden,
-                        dprev, flat_at(L, m->grads, model_weight(l)), flat_at(L, m->grads, model_bias(l)));
+        HOOK(m, pre_backward, 1 + l);
+        linear_backward(m->ops, x, model_param(m, model_weight(l)), dh, B, layer_in(c, l), c->hidden, dprev,
+                        model_grad(m, model_weight(l)), model_grad(m, model_bias(l)));
         snprintf(span, sizeof span, "bwd h.%d", l);
         trace_span(m->trace, "compute", span, t0, dp_now());
         ready(hook, hook_ctx, model_bias(l));
         ready(hook, hook_ctx, model_weight(l));
+        HOOK(m, post_backward, 1 + l);
         float *tmp = dh;
         dh = dprev;
         dprev = tmp;
@@ -163,7 +208,9 @@ void model_backward(model_t *m, float grad_scale, grad_ready_fn hook, void *hook
 
     /* embedding: dh now holds ∂L/∂x0 */
     t0 = dp_now();
-    ops_embedding_backward(m->ops, dh, m->ctx, B, c->context, c->embed, flat_at(L, m->grads, model_wte()));
+    HOOK(m, pre_backward, 0);
+    ops_embedding_backward(m->ops, dh, m->ctx, B, c->context, c->embed, model_grad(m, model_wte()));
     trace_span(m->trace, "compute", "bwd wte", t0, dp_now());
     ready(hook, hook_ctx, model_wte());
+    HOOK(m, post_backward, 0);
 }

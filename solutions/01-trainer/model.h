@@ -42,6 +42,19 @@ typedef struct {
 
 typedef void (*grad_ready_fn)(void *ctx, int param_index);
 
+/* A unit is what FSDP (lesson 08) gathers and frees at once: the embedding (unit 0), each hidden
+ * Linear with its bias (units 1..L), the head (unit L+1) — each a contiguous run of the flat
+ * layout. The model reads unit u's parameters at unit_params[u] and writes its gradients at
+ * unit_grads[u] (by default: the unit's slice of the flat arrays), and calls these hooks around
+ * the unit's forward and backward so that a later lesson can put them elsewhere first. */
+typedef struct {
+    void *ctx;
+    void (*pre_forward)(void *ctx, int unit);
+    void (*post_forward)(void *ctx, int unit);
+    void (*pre_backward)(void *ctx, int unit);
+    void (*post_backward)(void *ctx, int unit);
+} model_unit_hooks_t;
+
 typedef struct {
     model_config_t cfg;
     const ops_t *ops;
@@ -62,7 +75,17 @@ typedef struct {
     float *dh_a, *dh_b;   /* [B, max(H, T·E)] ping-pong gradient buffers */
     trace_t *trace;       /* optional: backward records a span per layer */
     mem_t *mem;           /* optional: memory accounting */
+    /* units (see above) */
+    int nunits;
+    size_t *unit_offset, *unit_numel; /* in the flat layout */
+    int *unit_of;                     /* parameter index -> unit */
+    float **unit_params, **unit_grads;
+    model_unit_hooks_t unit_hooks;
 } model_t;
+
+/* Where parameter i's values / gradient are right now (inside its unit's current buffer). */
+float *model_param(const model_t *m, int i);
+float *model_grad(const model_t *m, int i);
 
 /* Parameter indices in the layout. */
 static inline int model_wte(void) { return 0; }

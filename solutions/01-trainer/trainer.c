@@ -321,6 +321,7 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
     if (!t->full_params) t->full_params = full_params_default;
     if (!t->full_grads) t->full_grads = full_grads_default;
     if (!t->fetch) t->fetch = fetch_default;
+    if (!t->save) t->save = checkpoint_save;
     int64_t first = t->step;
     FILE *csv = NULL;
     if (c->loss_csv && t->rank == 0) {
@@ -357,7 +358,7 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
         if (c->save && c->save_every > 0 && (s + 1) % c->save_every == 0 && s + 1 < c->steps) {
             char path[4096];
             step_path(path, sizeof path, c->save, s + 1);
-            checkpoint_save(t, path);
+            t->save(t, path);
         }
     }
     logger_done(&t->log);
@@ -368,7 +369,7 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
     if (t->steps_timed > 0)
         logger_line(&t->log, "mean %.2f ms/step, %.0f tokens/s over %lld steps", 1e3 * t->step_time_sum / t->steps_timed,
                     (double)t->local_batch * t->world_size * t->steps_timed / t->step_time_sum, (long long)t->steps_timed);
-    if (c->save) checkpoint_save(t, c->save);
+    if (c->save) t->save(t, c->save);
     if (c->dump) write_dump(t, first, t->step);
     if (c->stats) write_stats(t);
     if (c->trace && trace_write(t->trace, t->infra, c->trace) != 0) dp_fatal("cannot write %s", c->trace);

@@ -84,6 +84,7 @@ struct trainer {
     void *fetch_ctx;
     void (*full_params)(trainer_t *t, float *out); /* every parameter, on rank 0 */
     void (*full_grads)(trainer_t *t, float *out);  /* every gradient, on rank 0 */
+    void (*save)(trainer_t *t, const char *path);   /* write a checkpoint (default checkpoint_save) */
 };
 
 /* Parse the command line (the trainer's options plus `extra`, may be NULL), start the comm seam,
@@ -100,6 +101,18 @@ float trainer_eval(trainer_t *t);
 
 /* Checkpoints (checkpoint.c): the model, optimizer state, step and seed in one safetensors file. */
 void checkpoint_save(trainer_t *t, const char *path);
+/* The same file from its parts (lesson 08's consolidation writes one from the shards). m and v may
+ * be NULL-v for SGD (v == NULL). */
+typedef struct {
+    const model_config_t *model;
+    const flat_layout_t *layout;
+    const float *params, *m, *v;
+    const char *optimizer;
+    int64_t step, optim_t;
+    uint64_t seed;
+    size_t global_batch;
+} checkpoint_parts_t;
+void checkpoint_write(const checkpoint_parts_t *parts, const char *path);
 void checkpoint_load(trainer_t *t, const char *path);
 
 /* Text sampling (sample.c): n characters from the model, starting from an empty context. */

@@ -1,0 +1,306 @@
+/* fsdp.c — FSDP's machinery around the sharding: taking the full model apart, the unit hooks that
+ * gather and free around every layer, the prefetch worker, the step, and what the trainer's dumps
+ * and checkpoints need (the full model on rank 0; a shard file per rank). */
+#include "fsdp.h"
+
+#include "ring.h"
+#include "safetensors.h"
+#include "util.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t full_count(const fsdp_t *f, int u) { return (size_t)f->world_size * f->units[u].chunk; }
+
+static float *alloc_gathered(fsdp_t *f, int u) {
+    mem_add(&f->t->mem, MEM_GATHERED, full_count(f, u) * sizeof(float));
+    return ops_alloc(f->t->ops, full_count(f, u));
+}
+
+static void release(fsdp_t *f, int u, float **slot) {
+    if (!*slot) return;
+    ops_free(f->t->ops, *slot);
+    mem_sub(&f->t->mem, MEM_GATHERED, full_count(f, u) * sizeof(float));
+    *slot = NULL;
+}
+
+/* ---- prefetch: a worker thread gathers the NEXT unit while this one computes ------------------ */
+
+static void *worker_main(void *arg) {
+    fsdp_t *f = arg;
+    pthread_mutex_lock(&f->lock);
+    for (;;) {
+        while (f->want_unit < 0 && !f->stop) pthread_cond_wait(&f->cv, &f->lock);
+        if (f->stop) break;
+        int u = f->want_unit;
+        float *buf = f->gathered[u];
+        pthread_mutex_unlock(&f->lock);
+        double t0 = dp_now();
+        fsdp_gather(f, &f->worker_coll, u, buf);
+        char name[32];
+        snprintf(name, sizeof name, "all_gather u%d", u);
+        trace_span(f->t->trace, "comm", name, t0, dp_now());
+        pthread_mutex_lock(&f->lock);
+        f->want_unit = -1;
+        f->done_unit = u;
+        pthread_cond_broadcast(&f->cv);
+    }
+    pthread_mutex_unlock(&f->lock);
+    return NULL;
+}
+
+static void prefetch(fsdp_t *f, int u) {
+    if (!f->prefetch || u < 0 || u >= f->nunits || f->gathered[u]) return;
+    f->gathered[u] = alloc_gathered(f, u);
+    pthread_mutex_lock(&f->lock);
+    f->want_unit = u;
+    f->done_unit = -1;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->lock);
+}
+
+/* Make unit u's parameters present: wait for its prefetch, or gather it here. */
+static void ensure_gathered(fsdp_t *f, int u) {
+    if (f->prefetch) {
+        pthread_mutex_lock(&f->lock);
+        bool pending = f->want_unit == u || f->done_unit == u;
+        while (f->want_unit == u) pthread_cond_wait(&f->cv, &f->lock);
+        if (f->done_unit == u) f->done_unit = -1;
+        pthread_mutex_unlock(&f->lock);
+        if (pending) return;
+    }
+    if (!f->gathered[u]) f->gathered[u] = alloc_gathered(f, u);
+    double t0 = dp_now();
+    fsdp_gather(f, &f->coll, u, f->gathered[u]);
+    char name[32];
+    snprintf(name, sizeof name, "all_gather u%d", u);
+    trace_span(f->t->trace, "comm", name, t0, dp_now());
+}
+
+/* ---- the unit hooks ----------------------------------------------------------------------------- */
+
+static void pre_forward(void *ctx, int u) {
+    fsdp_t *f = ctx;
+    ensure_gathered(f, u);
+    f->t->model.unit_params[u] = f->gathered[u];
+    prefetch(f, u + 1);
+}
+
+static void post_forward(void *ctx, int u) {
+    fsdp_t *f = ctx;
+    f->t->model.unit_params[u] = NULL;
+    release(f, u, &f->gathered[u]); /* reshard after forward: gathered again for backward */
+}
+
+static void pre_backward(void *ctx, int u) {
+    fsdp_t *f = ctx;
+    ensure_gathered(f, u);
+    f->t->model.unit_params[u] = f->gathered[u];
+    f->full_grads[u] = alloc_gathered(f, u); /* zeroed: the padding's gradient stays 0 */
+    f->t->model.unit_grads[u] = f->full_grads[u];
+    prefetch(f, u - 1);
+}
+
+static void post_backward(void *ctx, int u) {
+    fsdp_t *f = ctx;
+    double t0 = dp_now();
+    fsdp_reduce_grads(f, u, f->full_grads[u]);
+    char name[32];
+    snprintf(name, sizeof name, "reduce_scatter u%d", u);
+    trace_span(f->t->trace, "comm", name, t0, dp_now());
+    f->t->model.unit_params[u] = NULL;
+    f->t->model.unit_grads[u] = NULL;
+    release(f, u, &f->full_grads[u]);
+    release(f, u, &f->gathered[u]);
+}
+
+/* ---- what the trainer needs: the full model on rank 0, shard checkpoints ------------------------ */
+
+/* Assemble a sharded array (shard_params or shard_grads) in full on rank 0, unit by unit. */
+static void assemble(trainer_t *t, const float *shard, float *out) {
+    fsdp_t *f = t->ext;
+    coll_t k;
+    coll_init(&k, t->infra, t->ops);
+    for (int u = 0; u < f->nunits; u++) {
+        size_t c = f->units[u].chunk, n = full_count(f, u);
+        float *tmp = ops_alloc(t->ops, n);
+        ops_copy(t->ops, shard + f->units[u].shard_offset, tmp + (size_t)f->rank * c, c);
+        all_gather(&k, tmp, n);
+        if (t->rank == 0) ops_to_host(t->ops, out + t->model.unit_offset[u], tmp, f->units[u].numel);
+        ops_free(t->ops, tmp);
+    }
+    coll_free(&k);
+}
+
+static void full_params(trainer_t *t, float *out) { assemble(t, ((fsdp_t *)t->ext)->shard_params, out); }
+static void full_grads(trainer_t *t, float *out) { assemble(t, ((fsdp_t *)t->ext)->shard_grads, out); }
+
+/* Each rank writes its own file: PATH.rank<r>-of-<N>.safetensors with, per unit, its shard of the
+ * parameters and of AdamW's m and v; fsdp_consolidate turns the N files into one lesson-01 checkpoint. */
+static void save_shards(trainer_t *t, const char *path) {
+    fsdp_t *f = t->ext;
+    char file[4096], name[64], val[256], err[512];
+    snprintf(file, sizeof file, "%s.rank%d-of-%d.safetensors", path, t->rank, t->world_size);
+    st_writer_t *w = st_writer_new();
+    for (int u = 0; u < f->nunits; u++) {
+        size_t c = f->units[u].chunk, off = f->units[u].shard_offset;
+        snprintf(name, sizeof name, "unit%d.param", u);
+        st_writer_add(w, name, DT_F32, 1, &c, f->shard_params + off);
+        snprintf(name, sizeof name, "unit%d.m", u);
+        st_writer_add(w, name, DT_F32, 1, &c, t->optim.m + off);
+        if (t->optim.v) {
+            snprintf(name, sizeof name, "unit%d.v", u);
+            st_writer_add(w, name, DT_F32, 1, &c, t->optim.v + off);
+        }
+    }
+    const model_config_t *mc = &t->model.cfg;
+    snprintf(val, sizeof val, "vocab=%d context=%d embed=%d hidden=%d layers=%d", mc->vocab, mc->context, mc->embed,
+             mc->hidden, mc->layers);
+    st_writer_meta(w, "model", val);
+    st_writer_meta(w, "format", "dpc-fsdp-shard-1");
+    st_writer_meta(w, "optimizer", t->optim.kind == OPTIM_ADAMW ? "adamw" : "sgd");
+    snprintf(val, sizeof val, "%d", t->rank);
+    st_writer_meta(w, "rank", val);
+    snprintf(val, sizeof val, "%d", t->world_size);
+    st_writer_meta(w, "world_size", val);
+    snprintf(val, sizeof val, "%" PRId64, t->step);
+    st_writer_meta(w, "step", val);
+    snprintf(val, sizeof val, "%" PRId64, t->optim.t);
+    st_writer_meta(w, "optim_t", val);
+    snprintf(val, sizeof val, "%" PRIu64, t->cfg.seed);
+    st_writer_meta(w, "seed", val);
+    snprintf(val, sizeof val, "%zu", t->order.batch);
+    st_writer_meta(w, "global_batch", val);
+    dp_mkdir_for(file);
+    if (st_writer_save(w, file, err, sizeof err) != 0) dp_fatal("%s", err);
+    st_writer_free(w);
+    if (t->rank == 0)
+        logger_line(&t->log, "fsdp: wrote %d shard files %s.rank*-of-%d.safetensors (consolidate with fsdp_consolidate)",
+                    t->world_size, path, t->world_size);
+}
+
+/* ---- construction --------------------------------------------------------------------------------- */
+
+/* Keep this rank's chunk of every unit of a full array (zero padding). */
+static void take_shards(const fsdp_t *f, const model_t *m, const float *full, float *shard) {
+    for (int u = 0; u < f->nunits; u++) {
+        const fsdp_unit_t *x = &f->units[u];
+        size_t start = (size_t)f->rank * x->chunk;
+        size_t real = start >= x->numel ? 0 : (x->numel - start < x->chunk ? x->numel - start : x->chunk);
+        if (real) memcpy(shard + x->shard_offset, full + m->unit_offset[u] + start, real * sizeof(float));
+    }
+}
+
+void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on) {
+    memset(f, 0, sizeof *f);
+    f->t = t;
+    f->world_size = t->world_size;
+    f->rank = t->rank;
+    f->prefetch = prefetch_on;
+    model_t *m = &t->model;
+    if (t->ops->backend != OPS_CPU) dp_fatal("lesson 08 shards host memory: run it with --device cpu");
+    if (t->cfg.sample) dp_fatal("--sample needs the whole model on one rank: consolidate the checkpoint and sample with train --resume");
+    fsdp_shard_layout(f, m);
+    size_t S = f->shard_numel, P = model_num_params(m);
+
+    /* The trainer built the full model (every rank the same, from --seed or --resume): keep 1/N. */
+    f->shard_params = dp_calloc(S ? S : 1, sizeof(float));
+    f->shard_grads = dp_calloc(S ? S : 1, sizeof(float));
+    float *hostp = dp_malloc(P * sizeof(float));
+    ops_to_host(t->ops, hostp, m->params, P);
+    take_shards(f, m, hostp, f->shard_params);
+    free(hostp);
+    optim_t shard_optim;
+    optim_init(&shard_optim, t->optim.kind, S);
+    shard_optim.adamw = t->optim.adamw;
+    shard_optim.sgd = t->optim.sgd;
+    shard_optim.t = t->optim.t;
+    take_shards(f, m, t->optim.m, shard_optim.m);
+    if (t->optim.v) take_shards(f, m, t->optim.v, shard_optim.v);
+
+    /* Free the full copies: from here on a rank holds shards only. */
+    int nstates = t->optim.v ? 2 : 1;
+    mem_sub(&t->mem, MEM_PARAMS, P * sizeof(float));
+    mem_sub(&t->mem, MEM_GRADS, P * sizeof(float));
+    mem_sub(&t->mem, MEM_OPTIM, (size_t)nstates * P * sizeof(float));
+    ops_free(t->ops, m->params);
+    ops_free(t->ops, m->grads);
+    m->params = m->grads = NULL;
+    optim_free(&t->optim);
+    t->optim = shard_optim;
+    mem_add(&t->mem, MEM_PARAMS, S * sizeof(float));
+    mem_add(&t->mem, MEM_GRADS, S * sizeof(float));
+    mem_add(&t->mem, MEM_OPTIM, (size_t)nstates * S * sizeof(float));
+    /* peaks so far were the unsharded model: restart them at the sharded state */
+    for (int c = 0; c < MEM_NCATS; c++) t->mem.peak[c] = t->mem.cur[c];
+    t->mem.peak_model = t->mem.cur_model;
+    t->mem.peak_total = t->mem.cur_total;
+
+    f->gathered = dp_calloc((size_t)f->nunits, sizeof(float *));
+    f->full_grads = dp_calloc((size_t)f->nunits, sizeof(float *));
+    for (int u = 0; u < f->nunits; u++) m->unit_params[u] = m->unit_grads[u] = NULL;
+    m->unit_hooks = (model_unit_hooks_t){f, pre_forward, post_forward, pre_backward, post_backward};
+    coll_init(&f->coll, t->comm, t->ops);
+    if (f->prefetch) {
+        pthread_mutex_init(&f->lock, NULL);
+        pthread_cond_init(&f->cv, NULL);
+        f->want_unit = f->done_unit = -1;
+        f->worker_comm = comm_dup(t->comm, "fsdp-prefetch", true);
+        comm_set_wait(f->worker_comm, COMM_WAIT_NAP);
+        coll_init(&f->worker_coll, f->worker_comm, t->ops);
+        if (pthread_create(&f->worker, NULL, worker_main, f) != 0) dp_fatal("cannot start the prefetch thread");
+        f->worker_started = true;
+    }
+    t->ext = f;
+    t->full_params = full_params;
+    t->full_grads = full_grads;
+    t->save = save_shards;
+    if (t->rank == 0)
+        logger_line(&t->log, "fsdp: %d units sharded over %d ranks: %zu of %zu parameters per rank (padding included), "
+                             "prefetch %s",
+                    f->nunits, f->world_size, S, P, f->prefetch ? "on" : "off");
+}
+
+void fsdp_free(fsdp_t *f) {
+    if (f->worker_started) {
+        pthread_mutex_lock(&f->lock);
+        f->stop = true;
+        pthread_cond_broadcast(&f->cv);
+        pthread_mutex_unlock(&f->lock);
+        pthread_join(f->worker, NULL);
+        coll_free(&f->worker_coll);
+        comm_free(f->worker_comm);
+    }
+    coll_free(&f->coll);
+    for (int u = 0; u < f->nunits; u++) {
+        release(f, u, &f->gathered[u]);
+        release(f, u, &f->full_grads[u]);
+    }
+    free(f->gathered);
+    free(f->full_grads);
+    free(f->shard_params);
+    free(f->shard_grads);
+    free(f->units);
+}
+
+/* ---- the step ------------------------------------------------------------------------------------- */
+
+float fsdp_train_step(trainer_t *t, double lr) {
+    fsdp_t *f = t->ext;
+    model_t *m = &t->model;
+    memset(f->shard_grads, 0, f->shard_numel * sizeof(float));
+    double t0 = dp_now();
+    float loss = model_forward(m, t->ctx, t->targets, t->local_batch);
+    double t1 = dp_now();
+    model_backward(m, 1.0f, NULL, NULL);
+    double t2 = dp_now();
+    fsdp_clip(f, t->cfg.clip);
+    optim_step(&t->optim, f->shard_params, f->shard_grads, lr); /* AdamW on this rank's shard only */
+    double t3 = dp_now();
+    trace_span(t->trace, "compute", "forward", t0, t1);
+    trace_span(t->trace, "compute", "backward", t1, t2);
+    trace_span(t->trace, "compute", "clip + optimizer", t2, t3);
+    return trainer_global_mean(t, loss);
+}

@@ -1,0 +1,74 @@
+/* fsdp.h — lesson 08: fully sharded data parallelism (FSDP, ZeRO stage 3).
+ *
+ * DDP keeps the whole model on every rank: 16 bytes per parameter with fp32 AdamW (parameter 4,
+ * gradient 4, m 4, v 4). FSDP keeps 1/N of everything on each rank and assembles one unit (a layer)
+ * at a time, only while it is needed:
+ *
+ *   each unit (wte, h.0, ..., head) flattened, padded to N·c (c = ceil(n/N)), rank r owns [r·c, (r+1)·c)
+ *
+ *   forward, per unit:   all-gather the shards ──► full parameters ──► compute ──► free them
+ *   backward, per unit:  all-gather again ──► compute the full gradient ──► reduce-scatter (averaged)
+ *                        into the rank's gradient shard ──► free both
+ *   step:                clip with the global norm (one all-reduce of Σ g² of the shards), AdamW on the
+ *                        shard only: optimizer state is sharded too
+ *
+ * The all-gather and the reduce-scatter are lesson 04's ring halves. */
+#ifndef DPC_FSDP_H
+#define DPC_FSDP_H
+
+#include "collective.h"
+#include "trainer.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+
+typedef struct {
+    size_t numel;        /* n: the unit's parameters */
+    size_t chunk;        /* c = ceil(n / N): every rank's shard, padding included */
+    size_t shard_offset; /* where this unit's shard starts in the rank's shard arrays */
+} fsdp_unit_t;
+
+typedef struct {
+    trainer_t *t;
+    int world_size, rank;
+    int nunits;
+    fsdp_unit_t *units;
+    size_t shard_numel; /* Σ chunk over the units */
+    float *shard_params, *shard_grads;
+    coll_t coll;        /* gathers and scatters on the compute thread */
+    float **gathered;   /* per unit: the gathered N·c parameters while alive, else NULL */
+    float **full_grads; /* per unit: the N·c gradient while its backward runs, else NULL */
+    bool prefetch;      /* gather the next unit on a second thread while computing this one */
+    /* the prefetch worker: at most one gather in flight */
+    comm_t *worker_comm;
+    coll_t worker_coll;
+    pthread_t worker;
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    int want_unit;      /* unit asked for (-1: none) */
+    int done_unit;      /* unit whose gather finished (-1: none) */
+    bool stop, worker_started;
+} fsdp_t;
+
+/* ---- your part ---------------------------------------------------------------------------------- */
+
+/* Fill f->units[u] (numel from the model's unit_numel, chunk, shard_offset) and f->shard_numel. */
+void fsdp_shard_layout(fsdp_t *f, const model_t *m);
+/* Assemble unit u in full (N·c floats) from every rank's shard with lesson 04's all_gather: put this
+ * rank's shard at chunk r of `full`, then all-gather. */
+void fsdp_gather(fsdp_t *f, coll_t *k, int u, float *full);
+/* full_grad holds this rank's gradient of unit u (N·c, zero padding): average it over the ranks with
+ * lesson 04's reduce_scatter (pre-dividing by N) and ADD chunk r into this rank's gradient shard. */
+void fsdp_reduce_grads(fsdp_t *f, int u, float *full_grad);
+/* Clip the sharded gradients with the GLOBAL norm: sqrt of the sum over ranks of each rank's Σ g²
+ * over its real (non-padding) elements, summed with one all-reduce. Returns the norm. */
+double fsdp_clip(fsdp_t *f, double max_norm);
+
+/* ---- given -------------------------------------------------------------------------------------- */
+
+/* Shard the trainer's full model and optimizer state, free the full copies, install the hooks. */
+void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch);
+void fsdp_free(fsdp_t *f);
+float fsdp_train_step(trainer_t *t, double lr);
+
+#endif

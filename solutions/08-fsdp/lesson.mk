@@ -1,0 +1,7 @@
+# Lesson 08 — FSDP-style sharding (see lessons/08-fsdp/README.md)
+LESSONS += 08
+L08_NAME := 08-fsdp
+L08_SRCS := fsdp_shard.c fsdp.c
+L08_STUDENT := fsdp_shard.c
+L08_MAINS := train_fsdp.c fsdp_consolidate.c
+L08_USES := 01 03 04

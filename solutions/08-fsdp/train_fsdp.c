@@ -1,0 +1,24 @@
+/* train_fsdp — lesson 08's program: fully sharded data-parallel training.
+ *
+ *   grading/mpirun -np 4 build/solutions/08-fsdp/train_fsdp --preset large --batch 16 --stats out/fsdp.json
+ *
+ * --prefetch gathers the next unit on a second thread while the current one computes.
+ * --save writes one shard file per rank; fsdp_consolidate makes one lesson-01 checkpoint of them,
+ * and --resume takes such a full checkpoint on ANY number of ranks (an elastic restart). */
+#include "fsdp.h"
+
+int main(int argc, char **argv) {
+    trainer_t t;
+    fsdp_t f;
+    bool prefetch = false;
+    const cli_opt_t mine[] = {
+        {"prefetch", CLI_FLAG, &prefetch, "gather the next unit while computing this one"},
+        CLI_END,
+    };
+    trainer_init(&t, argc, argv, mine, "train_fsdp [options]  — FSDP training (lesson 08), under mpirun");
+    fsdp_init(&f, &t, prefetch);
+    trainer_run(&t, fsdp_train_step);
+    fsdp_free(&f);
+    trainer_finish(&t);
+    return 0;
+}
