@@ -213,3 +213,8 @@ demo-run: all $(DATASET)
 # Benchmarks (see common/mk/bench.sh): ratios against baselines measured in the same run.
 bench: all
 	@sh common/mk/bench.sh
+
+# The scaling lab of lesson 09 (see solutions/09-scaling/lab.sh): out/scaling/
+.PHONY: scaling
+scaling: all
+	@sh solutions/09-scaling/lab.sh out/scaling && sh solutions/09-scaling/lr_lab.sh out/scaling

@@ -77,6 +77,11 @@ void comm_free(comm_t *c);
 typedef enum { COMM_WAIT_YIELD, COMM_WAIT_NAP } comm_wait_t;
 void comm_set_wait(comm_t *c, comm_wait_t how);
 
+/* Whether this communicator's messages pay the link emulator's cost (default: yes). Bookkeeping
+ * traffic (logging the loss, gathering stats and traces) is exempt, so that it does not distort
+ * what the emulator is there to show. */
+void comm_set_emulated(comm_t *c, bool emulated);
+
 int comm_rank(const comm_t *c);
 int comm_world_size(const comm_t *c);
 int comm_local_rank(const comm_t *c); /* rank among the ranks on this machine */

@@ -71,6 +71,7 @@ struct comm {
     pthread_mutex_t inflight_lock;
     comm_inflight_t inflight;
     comm_wait_t wait;                 /* how the backend waits */
+    bool unemulated;                  /* exempt from the link emulator */
     void *be;                         /* backend state */
 };
 

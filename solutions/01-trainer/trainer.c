@@ -130,6 +130,7 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
 
     t->comm = comm_init(&argc, &argv, &c->comm);
     t->infra = comm_dup(t->comm, "infra", false);
+    comm_set_emulated(t->infra, false); /* bookkeeping is not part of what the emulator models */
     t->rank = comm_rank(t->comm);
     t->world_size = comm_world_size(t->comm);
     t->local_batch = c->batch;

@@ -1,0 +1,71 @@
+#!/bin/sh
+# lab.sh — the scaling lab: measure the lesson-05 DDP trainer on N ranks under an emulated link,
+# predict the same runs with the cost model (scaling_model, your scaling.c), compare, and plot.
+#
+#   sh solutions/09-scaling/lab.sh [OUT_DIR]          (make scaling runs it into out/scaling)
+#
+# Strong scaling: a FIXED global batch (LAB_BATCH, default 3360 = a multiple of 1..8) split over N
+# ranks, one bucket, no overlap — so a step is compute/min(N, cores) plus the all-reduces, which is
+# what the model says. The ranks share this machine's cores; the emulated link (not the CPU) is what
+# the extra ranks cost. For every link (LAB_LINKS, default "nvlink ib": fast in-node, slow
+# cross-node) and N in LAB_NS (default 1..8): out/model_<link>.txt (predicted and measured step
+# times, speed-up, efficiency T1/(N·TN), error), and scaling.png.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+OUT=${1:-out/scaling}
+mkdir -p "$OUT"
+B=${LAB_BUILD:-build/solutions}
+MODEL=${LAB_MODEL:-build/solutions/09-scaling/scaling_model}
+G=${LAB_BATCH:-3360}
+NS=${LAB_NS:-1 2 3 4 5 6 7 8}
+CORES=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+F="--hidden 256 --layers 2 --steps ${LAB_STEPS:-6} --log-every 100000 --val none --bucket-cap-mb 1000 --no-overlap ${LAB_DATA:-}"
+status=0
+for link in ${LAB_LINKS:-nvlink ib}; do
+    : >"$OUT/measured_$link.txt"
+    for N in $NS; do
+        if [ $((G % N)) != 0 ]; then echo "lab: global batch $G is not divisible by $N" >&2; exit 2; fi
+        grading/mpirun -np "$N" "$B/05-ddp/train_ddp" $F --batch $((G / N)) --link "$link" \
+            --trace "$OUT/run.json" --ddp-log "$OUT/run_ddp.json" >"$OUT/run.log" 2>&1 ||
+            { echo "lab: the run on $N ranks failed:"; tail -n 5 "$OUT/run.log"; exit 1; }
+        # mean step time on rank 0, warm-up (2 steps) excluded
+        ms=$(awk -F '\t' '$1 == 0 && $5 == "step" { k++; if (k > 2) { s += $4 - $3; n++ } } END { printf "%.3f", s / n }' "$OUT/run.json.tsv")
+        echo "$N $ms" >>"$OUT/measured_$link.txt"
+    done
+    P=$(sed -n 's/^train_ddp: \([0-9]*\) parameters.*/\1/p' "$OUT/run.log" | head -n 1)
+    nb=$(sed -n 's/.*"nbuckets": *\([0-9]*\).*/\1/p' "$OUT/run_ddp.json")
+    c1=$(awk '$1 == 1 { print $2 }' "$OUT/measured_$link.txt")
+    "$MODEL" --compute-ms "$c1" --bytes $((P * 4)) --buckets "$nb" --cores "$CORES" --link "$link" \
+        --max-ranks 8 --measured "$OUT/measured_$link.txt" | tee "$OUT/model_$link.txt" || status=1
+    echo
+done
+rm -f "$OUT/run.json" "$OUT/run.json.tsv" "$OUT/run_ddp.json"
+if command -v gnuplot >/dev/null 2>&1; then
+    {
+        echo 'set terminal pngcairo size 1300,520 noenhanced'
+        echo "set output '$OUT/scaling.png'"
+        echo 'set multiplot layout 1,2 title "strong scaling of DDP (fixed global batch, this machine, emulated links): model vs measurement"'
+        echo 'set xlabel "ranks N"; set grid; set key top right; set xrange [0.8:8.2]'
+        echo 'set ylabel "speed-up T1/TN"'
+        printf 'plot '
+        sep=""
+        for link in ${LAB_LINKS:-nvlink ib}; do
+            printf "%s'%s' using 1:4 every ::2 with lines lw 2 title '%s model', '%s' using 1:7 every ::2 with points pt 7 ps 1.5 title '%s measured'" \
+                "$sep" "$OUT/model_$link.txt" "$link" "$OUT/model_$link.txt" "$link"
+            sep=", "
+        done
+        echo
+        echo 'set ylabel "efficiency T1/(N·TN)"'
+        printf 'plot '
+        sep=""
+        for link in ${LAB_LINKS:-nvlink ib}; do
+            printf "%s'%s' using 1:5 every ::2 with lines lw 2 title '%s model', '%s' using 1:8 every ::2 with points pt 7 ps 1.5 title '%s measured'" \
+                "$sep" "$OUT/model_$link.txt" "$link" "$OUT/model_$link.txt" "$link"
+            sep=", "
+        done
+        echo
+        echo 'unset multiplot'
+    } | gnuplot && echo "lab: wrote $OUT/scaling.png"
+fi
+exit $status

@@ -1,0 +1,63 @@
+/* scaling.c — the cost model of data parallelism, in five formulas (see scaling.h).
+ *
+ * Amdahl's law: if a fraction p of the work speeds up N-fold and 1 − p does not, the time goes from
+ * 1 to (1 − p) + p/N. For DDP the part that does not shrink is the communication that is not hidden:
+ * with the ring it does not even shrink with N — it tends to 2·|g|/β — so efficiency falls as the
+ * computation per rank shrinks towards it. */
+#include "scaling.h"
+
+#include <math.h>
+
+double amdahl_speedup(double p, int N) {
+    // TODO(09 amdahl_speedup): 1 / ((1 − p) + p / N)
+    // BEGIN SOLUTION
+    return 1.0 / ((1.0 - p) + p / N);
+    // END SOLUTION
+    // SKELETON: (void)p, (void)N;
+    // SKELETON: return 0.0;
+}
+
+double ring_allreduce_time(double bytes, int N, double alpha, double beta) {
+    // TODO(09 ring_allreduce_time): 2(N−1)·alpha + 2(N−1)/N · bytes / beta; 0 for N = 1; beta = 0
+    //   means infinite bandwidth (only the latency term).
+    // BEGIN SOLUTION
+    if (N <= 1) return 0.0;
+    double t = 2.0 * (N - 1) * alpha;
+    if (beta > 0) t += 2.0 * (N - 1) / N * bytes / beta;
+    return t;
+    // END SOLUTION
+    // SKELETON: (void)bytes, (void)N, (void)alpha, (void)beta;
+    // SKELETON: return 0.0;
+}
+
+double step_time(double compute, double comm, bool overlap) {
+    // TODO(09 step_time): the sum, or the larger of the two with overlap.
+    // BEGIN SOLUTION
+    return overlap ? fmax(compute, comm) : compute + comm;
+    // END SOLUTION
+    // SKELETON: (void)compute, (void)comm, (void)overlap;
+    // SKELETON: return 0.0;
+}
+
+double predict_step(double compute1, int N, int cores, double bytes, int buckets, double alpha, double beta,
+                    bool overlap) {
+    // TODO(09 predict_step): compute1 / min(N, cores); communication = `buckets` ring all-reduces of
+    //   bytes / buckets each; then step_time.
+    // BEGIN SOLUTION
+    int parallel = N < cores ? N : cores;
+    double comm = buckets * ring_allreduce_time(bytes / buckets, N, alpha, beta);
+    return step_time(compute1 / parallel, comm, overlap);
+    // END SOLUTION
+    // SKELETON: (void)compute1, (void)N, (void)cores, (void)bytes, (void)buckets, (void)alpha, (void)beta;
+    // SKELETON: (void)overlap;
+    // SKELETON: return 0.0;
+}
+
+double efficiency(double t1, double tn, int N) {
+    // TODO(09 efficiency): T(1) / (N · T(N))
+    // BEGIN SOLUTION
+    return t1 / (N * tn);
+    // END SOLUTION
+    // SKELETON: (void)t1, (void)tn, (void)N;
+    // SKELETON: return 0.0;
+}
