@@ -87,10 +87,38 @@ static void explain(const char *name, double ratio, double cosine, const factor_
            name, ratio);
 }
 
+/* --summary: one line for tables — final loss of each run, and how far the final parameters are
+ * apart: max |Δθ| and ‖Δθ‖ / ‖θ_ref‖ over all tensors. */
+static int print_summary(const char *ref_path, const char *sub_path) {
+    st_file_t ref, sub;
+    load(ref_path, &ref);
+    load(sub_path, &sub);
+    const st_tensor_t *lr_ = st_find(&ref, "loss"), *ls = st_find(&sub, "loss");
+    double max_abs = 0, d2 = 0, r2 = 0;
+    for (int i = 0; i < ref.ntensors; i++) {
+        const st_tensor_t *r = &ref.tensors[i];
+        if (strncmp(r->name, "param.", 6)) continue;
+        const st_tensor_t *s = st_find(&sub, r->name);
+        if (!s || s->numel != r->numel) continue;
+        const float *a = s->data, *b = r->data;
+        for (size_t k = 0; k < r->numel; k++) {
+            double d = (double)a[k] - b[k];
+            max_abs = fmax(max_abs, fabs(d));
+            d2 += d * d;
+            r2 += (double)b[k] * b[k];
+        }
+    }
+    printf("%.6f %.6f %.3g %.3g\n", lr_ && lr_->numel ? ((const float *)lr_->data)[lr_->numel - 1] : NAN,
+           ls && ls->numel ? ((const float *)ls->data)[ls->numel - 1] : NAN, max_abs, r2 > 0 ? sqrt(d2 / r2) : 0.0);
+    st_close(&ref);
+    st_close(&sub);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *ref_path = NULL, *sub_path = NULL;
     double batch = 0, world = 1, accum = 1, ref_offset = 0;
-    int exact = 0;
+    int exact = 0, summary = 0;
     double loss_rtol = 2e-5, grad_rtol = 1e-4, param_atol = 1e-5, param_rtol = 1e-4;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -104,6 +132,7 @@ int main(int argc, char **argv) {
                       : !strcmp(a, "--ref-offset") ? &ref_offset
                                                    : NULL;
         if (!strcmp(a, "--exact")) exact = 1;
+        else if (!strcmp(a, "--summary")) summary = 1;
         else if (dst && i + 1 < argc) *dst = atof(argv[++i]);
         else if (!ref_path) ref_path = a;
         else if (!sub_path) sub_path = a;
@@ -118,6 +147,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (exact) loss_rtol = grad_rtol = param_atol = param_rtol = 0;
+    if (summary) return print_summary(ref_path, sub_path);
     st_file_t ref, sub;
     load(ref_path, &ref);
     load(sub_path, &sub);
