@@ -70,9 +70,11 @@ else
 fi
 
 # Two graders at once on one machine must not collide (scratch dirs, MPI session dirs, ports).
-grading/grade 00 01 --submission solutions >"$TMP/a" 2>&1 &
+# Lessons 01 and 03 only: their checks are exact, so the result cannot depend on the load
+# (lesson 00's link fit is a timing measurement and belongs on a quiet machine).
+grading/grade 01 03 --submission solutions >"$TMP/a" 2>&1 &
 pa=$!
-grading/grade 00 01 --submission solutions >"$TMP/b" 2>&1 &
+grading/grade 01 03 --submission solutions >"$TMP/b" 2>&1 &
 pb=$!
 wait $pa
 ra=$?
@@ -81,7 +83,7 @@ rb=$?
 if [ $ra = 0 ] && [ $rb = 0 ]; then
     pass "two graders side by side both give full marks"
 else
-    fail "concurrent graders: $(tail -n 1 "$TMP/a") / $(tail -n 1 "$TMP/b")"
+    fail "concurrent graders: $(grep -hE "FAIL|Score" "$TMP/a" "$TMP/b" | head -n 6)"
 fi
 
 # A class: the reference, the skeleton, a broken submission and one in the flat layout.
