@@ -37,6 +37,16 @@ void ops_free(const ops_t *ops, float *p);
 void ops_to_host(const ops_t *ops, float *host, const float *src, size_t count);
 void ops_from_host(const ops_t *ops, float *dst, const float *host, size_t count);
 
+/* Raw bytes in the context's space (indices, staging), and copies to and from the host. */
+void *ops_alloc_bytes(const ops_t *ops, size_t bytes);   /* zeroed */
+void ops_free_bytes(const ops_t *ops, void *p);
+void ops_upload(const ops_t *ops, void *dst, const void *host, size_t bytes);
+void ops_download(const ops_t *ops, void *host, const void *src, size_t bytes);
+/* Wait until everything queued on the context has finished (a no-op on the CPU). */
+void ops_sync(const ops_t *ops);
+/* Is p device memory (false without CUDA)? Lets the comm seam stage device buffers through the host. */
+bool ops_is_device_pointer(const void *p);
+
 /* C[M,N] = alpha * op(A) * op(B) + beta * C, op(X) = X or Xᵀ; A is [M,K] (or [K,M] if transA). */
 void ops_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha,
               const float *A, const float *B, float beta, float *C);

@@ -72,6 +72,37 @@ void ops_free(const ops_t *ops, float *p) {
     free(p);
 }
 
+void *ops_alloc_bytes(const ops_t *ops, size_t bytes) {
+    DISPATCH_RET(ops_cuda_alloc_bytes(ops, bytes));
+    return dp_calloc(bytes ? bytes : 1, 1);
+}
+
+void ops_free_bytes(const ops_t *ops, void *p) {
+    DISPATCH(ops_cuda_free_bytes(ops, p));
+    free(p);
+}
+
+void ops_upload(const ops_t *ops, void *dst, const void *host, size_t bytes) {
+    DISPATCH(ops_cuda_upload(ops, dst, host, bytes));
+    if (dst != host && bytes) memcpy(dst, host, bytes);
+}
+
+void ops_download(const ops_t *ops, void *host, const void *src, size_t bytes) {
+    DISPATCH(ops_cuda_download(ops, host, src, bytes));
+    if (host != src && bytes) memcpy(host, src, bytes);
+}
+
+void ops_sync(const ops_t *ops) {
+    DISPATCH(ops_cuda_sync(ops));
+}
+
+#ifndef DPC_HAVE_CUDA
+bool ops_is_device_pointer(const void *p) {
+    (void)p;
+    return false;
+}
+#endif
+
 void ops_to_host(const ops_t *ops, float *host, const float *src, size_t count) {
     DISPATCH(ops_cuda_to_host(ops, host, src, count));
     if (host != src && count) memcpy(host, src, count * sizeof(float));

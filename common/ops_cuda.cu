@@ -41,9 +41,29 @@ extern "C" bool ops_cuda_available(void) {
     return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
+/* Set once a CUDA context exists in this process. Until then no pointer can be device memory, and
+ * ops_is_device_pointer must not touch the runtime: a CPU-only run on a GPU machine would otherwise
+ * create a context (and its memory) on every rank just to ask. */
+static volatile int cuda_in_use;
+
+/* The GPU for this process: its rank among the ranks on this machine, modulo the GPU count. The
+ * launchers say it in the environment (Open MPI, Slurm, torchrun-style), so this works before any
+ * communicator exists. Ranks beyond the GPU count share GPUs. */
+static int pick_device(int ndev) {
+    const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID", "LOCAL_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return atoi(v) % ndev;
+    }
+    return 0;
+}
+
 extern "C" void ops_cuda_init(ops_t *ops) {
-    if (!ops_cuda_available())
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)
         dp_fatal("no CUDA device is available; run without --device cuda (the CPU path)");
+    ck(cudaSetDevice(pick_device(ndev)), "set device");
+    cuda_in_use = 1;
     cuda_state_t *s = (cuda_state_t *)calloc(1, sizeof *s);
     ck(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), "stream create");
     ckb(cublasCreate(&s->blas), "create");
@@ -74,6 +94,42 @@ extern "C" float *ops_cuda_alloc(const ops_t *ops, size_t count) {
     ck(cudaMalloc(&p, (count ? count : 1) * sizeof(float)), "malloc");
     ck(cudaMemsetAsync(p, 0, (count ? count : 1) * sizeof(float), st(ops)->stream), "memset");
     return p;
+}
+
+extern "C" void *ops_cuda_alloc_bytes(const ops_t *ops, size_t bytes) {
+    void *p = NULL;
+    ck(cudaMalloc(&p, bytes ? bytes : 1), "malloc");
+    ck(cudaMemsetAsync(p, 0, bytes ? bytes : 1, st(ops)->stream), "memset");
+    return p;
+}
+
+extern "C" void ops_cuda_free_bytes(const ops_t *ops, void *p) {
+    ck(cudaStreamSynchronize(st(ops)->stream), "sync");
+    ck(cudaFree(p), "free");
+}
+
+extern "C" void ops_cuda_upload(const ops_t *ops, void *dst, const void *host, size_t bytes) {
+    if (!bytes) return;
+    ck(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, st(ops)->stream), "upload");
+    ck(cudaStreamSynchronize(st(ops)->stream), "sync");
+}
+
+extern "C" void ops_cuda_download(const ops_t *ops, void *host, const void *src, size_t bytes) {
+    if (!bytes) return;
+    ck(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, st(ops)->stream), "download");
+    ck(cudaStreamSynchronize(st(ops)->stream), "sync");
+}
+
+extern "C" void ops_cuda_sync(const ops_t *ops) { ck(cudaStreamSynchronize(st(ops)->stream), "sync"); }
+
+extern "C" bool ops_is_device_pointer(const void *p) {
+    if (!p || !cuda_in_use) return false;
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError(); /* plain host memory on older runtimes: clear the error */
+        return false;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
 }
 
 extern "C" void ops_cuda_free(const ops_t *ops, float *p) {
