@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 void comm_opts_default(comm_opts_t *o) {
+    o->backend = "mpi";
     o->timeout_s = COMM_DEFAULT_TIMEOUT_S;
     const char *env = getenv("DP_TIMEOUT_S"); /* also for programs without a command line */
     if (env && atof(env) > 0) o->timeout_s = atof(env);
@@ -26,6 +27,8 @@ void comm_opts_default(comm_opts_t *o) {
 
 const struct cli_opt *comm_cli_opts(comm_opts_t *o) {
     const cli_opt_t table[] = {
+        {"comm", CLI_CHOICE, &o->backend, "transport: MPI, or NCCL for GPU buffers (host buffers still use MPI)",
+         .choices = "mpi|nccl", .env = "DP_COMM"},
         {"timeout-s", CLI_FLOAT, &o->timeout_s,
          "seconds a wait on another rank may take before the job is ended", .min = 0.01,
          .max = 1e7, .env = "DP_TIMEOUT_S"},
@@ -176,6 +179,13 @@ comm_t *comm_init(int *argc, char ***argv, const comm_opts_t *opts) {
 #else
     w->backend = &comm_backend_self;
 #endif
+    if (w->opts.backend && !strcmp(w->opts.backend, "nccl")) {
+#if defined(DPC_HAVE_MPI) && defined(DPC_HAVE_NCCL)
+        w->backend = &comm_backend_nccl;
+#else
+        dp_fatal("--comm nccl: this build has no NCCL backend (needs MPI, CUDA and NCCL at build time; see 'make')");
+#endif
+    }
     comm_t *c = dp_calloc(1, sizeof *c);
     comm_struct_init(c, w, "world");
     w->backend->init(c, argc, argv);
@@ -231,6 +241,7 @@ void comm_free(comm_t *c) {
 
 void comm_set_wait(comm_t *c, comm_wait_t how) { c->wait = how; }
 void comm_set_emulated(comm_t *c, bool emulated) { c->unemulated = !emulated; }
+void comm_set_stream(comm_t *c, void *cuda_stream) { c->stream = cuda_stream; }
 
 int comm_rank(const comm_t *c) { return c->rank; }
 int comm_world_size(const comm_t *c) { return c->size; }

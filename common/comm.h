@@ -43,6 +43,7 @@ typedef struct {
 } comm_counters_t;
 
 typedef struct {
+    const char *backend;     /* "mpi" (default) or "nccl" (device buffers through NCCL) */
     double timeout_s;        /* watchdog limit for one operation */
     const char *link;        /* link preset name, "off" or "custom" */
     double link_latency_us;  /* α override in µs (< 0: from the preset) */
@@ -81,6 +82,10 @@ void comm_set_wait(comm_t *c, comm_wait_t how);
  * traffic (logging the loss, gathering stats and traces) is exempt, so that it does not distort
  * what the emulator is there to show. */
 void comm_set_emulated(comm_t *c, bool emulated);
+
+/* The CUDA stream (a cudaStream_t) that device-buffer operations on c are ordered with: the stream
+ * of the kernels that produce and consume the buffers. Set by coll_init for GPU contexts. */
+void comm_set_stream(comm_t *c, void *cuda_stream);
 
 int comm_rank(const comm_t *c);
 int comm_world_size(const comm_t *c);

@@ -73,9 +73,12 @@ struct comm {
     comm_wait_t wait;                 /* how the backend waits */
     bool unemulated;                  /* exempt from the link emulator */
     void *be;                         /* backend state */
+    void *be2;                        /* a second backend layered on it (NCCL over MPI) */
+    void *stream;                     /* CUDA stream for device-buffer operations (NULL: the backend's) */
 };
 
 extern const comm_backend_t comm_backend_mpi;
+extern const comm_backend_t comm_backend_nccl;
 extern const comm_backend_t comm_backend_self;
 
 #endif

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "comm_internal.h"
 
+#include "ops.h"
 #include "util.h"
 
 #include <limits.h>
@@ -20,6 +21,54 @@
 typedef struct {
     MPI_Comm comm;
 } mpi_state_t;
+
+/* ---- device buffers through host memory -------------------------------------------------------
+ * This MPI is not assumed to be CUDA-aware: a buffer in GPU memory is copied to the host before it
+ * is sent (and received into the host, then copied up). Ranks that share one GPU talk this way. */
+typedef struct {
+    void *host, *dev;
+    size_t bytes;
+} staged_t;
+
+#ifdef DPC_HAVE_CUDA
+#include <cuda_runtime.h>
+
+static void stage_sync(const comm_t *c) {
+    if (c->stream)
+        cudaStreamSynchronize((cudaStream_t)c->stream);
+    else
+        cudaDeviceSynchronize(); /* no stream given: be safe */
+}
+
+/* The host side of p for `bytes` (p itself when it is host memory); with copy_in, its contents. */
+static staged_t stage(const comm_t *c, const void *p, size_t bytes, int copy_in) {
+    staged_t s = {(void *)p, NULL, bytes};
+    if (!p || !bytes || !ops_is_device_pointer(p)) return s;
+    s.dev = (void *)p;
+    s.host = dp_malloc(bytes);
+    if (copy_in) {
+        stage_sync(c);
+        if (cudaMemcpy(s.host, p, bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
+            dp_fatal("rank %d: copying a device buffer to the host failed", c->rank);
+    }
+    return s;
+}
+
+/* Finish a staged buffer: with copy_out, its host contents go back to the device. */
+static void unstage(const comm_t *c, staged_t *s, int copy_out) {
+    if (!s->dev) return;
+    if (copy_out && cudaMemcpy(s->dev, s->host, s->bytes, cudaMemcpyHostToDevice) != cudaSuccess)
+        dp_fatal("rank %d: copying a received buffer to the device failed", c->rank);
+    free(s->host);
+    s->dev = NULL;
+}
+#else
+static staged_t stage(const comm_t *c, const void *p, size_t bytes, int copy_in) {
+    (void)c, (void)copy_in;
+    return (staged_t){(void *)p, NULL, bytes};
+}
+static void unstage(const comm_t *c, staged_t *s, int copy_out) { (void)c, (void)s, (void)copy_out; }
+#endif
 
 static MPI_Comm mcomm(const comm_t *c) { return ((mpi_state_t *)c->be)->comm; }
 
@@ -139,45 +188,60 @@ static void wait_all(const comm_t *c, int n, MPI_Request *reqs, int src, size_t 
     }
 }
 
-static void mpi_sendrecv(comm_t *c, const void *sbuf, size_t scount, int dst, void *rbuf,
-                         size_t rcount, int src, dtype_t dt) {
+static void mpi_sendrecv(comm_t *c, const void *sbuf, size_t scount, int dst, void *rbuf, size_t rcount, int src,
+                         dtype_t dt) {
     MPI_Request reqs[2];
     int n = 0;
     MPI_Datatype t = mpi_type(dt);
+    staged_t s = stage(c, dst >= 0 ? sbuf : NULL, scount * dtype_size(dt), 1);
+    staged_t r = stage(c, src >= 0 ? rbuf : NULL, rcount * dtype_size(dt), 0);
     if (src >= 0)
-        check(c, MPI_Irecv(rbuf, mpi_count(c, rcount), t, src, 0, mcomm(c), &reqs[n++]), "Irecv");
+        check(c, MPI_Irecv(r.host, mpi_count(c, rcount), t, src, 0, mcomm(c), &reqs[n++]), "Irecv");
     if (dst >= 0)
-        check(c, MPI_Isend(sbuf, mpi_count(c, scount), t, dst, 0, mcomm(c), &reqs[n++]), "Isend");
+        check(c, MPI_Isend(s.host, mpi_count(c, scount), t, dst, 0, mcomm(c), &reqs[n++]), "Isend");
     wait_all(c, n, reqs, src, rcount, dt);
+    unstage(c, &s, 0);
+    unstage(c, &r, 1);
 }
 
 static void mpi_barrier(comm_t *c) { check(c, MPI_Barrier(mcomm(c)), "Barrier"); }
 
 static void mpi_allreduce(comm_t *c, const void *s, void *r, size_t count, dtype_t dt, redop_t op) {
-    const void *in = s == r ? MPI_IN_PLACE : s;
-    check(c, MPI_Allreduce(in, r, mpi_count(c, count), mpi_type(dt), mpi_op(op), mcomm(c)),
-          "Allreduce");
-    if (op == REDOP_AVG) divide(r, count, dt, c->size);
+    size_t bytes = count * dtype_size(dt);
+    staged_t rs = stage(c, r, bytes, s == r);
+    staged_t ss = s == r ? rs : stage(c, s, bytes, 1);
+    const void *in = s == r ? MPI_IN_PLACE : ss.host;
+    check(c, MPI_Allreduce(in, rs.host, mpi_count(c, count), mpi_type(dt), mpi_op(op), mcomm(c)), "Allreduce");
+    if (op == REDOP_AVG) divide(rs.host, count, dt, c->size);
+    if (s != r) unstage(c, &ss, 0);
+    unstage(c, &rs, 1);
 }
 
 static void mpi_broadcast(comm_t *c, void *buf, size_t count, dtype_t dt, int root) {
-    check(c, MPI_Bcast(buf, mpi_count(c, count), mpi_type(dt), root, mcomm(c)), "Bcast");
+    staged_t b = stage(c, buf, count * dtype_size(dt), c->rank == root);
+    check(c, MPI_Bcast(b.host, mpi_count(c, count), mpi_type(dt), root, mcomm(c)), "Bcast");
+    unstage(c, &b, c->rank != root);
 }
 
-static void mpi_reduce_scatter(comm_t *c, const void *s, void *r, size_t recvcount, dtype_t dt,
-                               redop_t op) {
-    mpi_count(c, recvcount * (size_t)c->size);
-    check(c,
-          MPI_Reduce_scatter_block(s, r, mpi_count(c, recvcount), mpi_type(dt), mpi_op(op),
-                                   mcomm(c)),
+static void mpi_reduce_scatter(comm_t *c, const void *s, void *r, size_t recvcount, dtype_t dt, redop_t op) {
+    size_t total = recvcount * (size_t)c->size;
+    mpi_count(c, total);
+    staged_t ss = stage(c, s, total * dtype_size(dt), 1), rs = stage(c, r, recvcount * dtype_size(dt), 0);
+    check(c, MPI_Reduce_scatter_block(ss.host, rs.host, mpi_count(c, recvcount), mpi_type(dt), mpi_op(op), mcomm(c)),
           "Reduce_scatter_block");
-    if (op == REDOP_AVG) divide(r, recvcount, dt, c->size);
+    if (op == REDOP_AVG) divide(rs.host, recvcount, dt, c->size);
+    unstage(c, &ss, 0);
+    unstage(c, &rs, 1);
 }
 
 static void mpi_all_gather(comm_t *c, const void *s, void *r, size_t sendcount, dtype_t dt) {
     int n = mpi_count(c, sendcount);
-    mpi_count(c, sendcount * (size_t)c->size);
-    check(c, MPI_Allgather(s, n, mpi_type(dt), r, n, mpi_type(dt), mcomm(c)), "Allgather");
+    size_t total = sendcount * (size_t)c->size;
+    mpi_count(c, total);
+    staged_t ss = stage(c, s, sendcount * dtype_size(dt), 1), rs = stage(c, r, total * dtype_size(dt), 0);
+    check(c, MPI_Allgather(ss.host, n, mpi_type(dt), rs.host, n, mpi_type(dt), mcomm(c)), "Allgather");
+    unstage(c, &ss, 0);
+    unstage(c, &rs, 1);
 }
 
 static void mpi_gather(comm_t *c, const void *s, void *r, size_t sendcount, dtype_t dt, int root) {
