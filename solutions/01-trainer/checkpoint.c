@@ -62,11 +62,17 @@ void checkpoint_save(trainer_t *t, const char *path) {
     float *params = t->rank == 0 ? dp_malloc(m->layout.numel * sizeof(float)) : NULL;
     t->full_params(t, params);
     if (t->rank != 0) return;
-    checkpoint_parts_t parts = {&m->cfg, &m->layout, params, t->optim.m, t->optim.v,
-                                t->optim.kind == OPTIM_ADAMW ? "adamw" : "sgd", t->step, t->optim.t, t->cfg.seed,
-                                t->order.batch};
+    /* the optimizer state may live on a GPU: bring it to the host */
+    size_t bytes = m->layout.numel * sizeof(float);
+    float *hm = dp_malloc(bytes), *hv = t->optim.v ? dp_malloc(bytes) : NULL;
+    ops_download(t->ops, hm, t->optim.m, bytes);
+    if (hv) ops_download(t->ops, hv, t->optim.v, bytes);
+    checkpoint_parts_t parts = {&m->cfg, &m->layout, params, hm, hv, t->optim.kind == OPTIM_ADAMW ? "adamw" : "sgd",
+                                t->step, t->optim.t, t->cfg.seed, t->order.batch};
     checkpoint_write(&parts, path);
     free(params);
+    free(hm);
+    free(hv);
 }
 
 static const st_tensor_t *need(const st_file_t *f, const char *path, const char *name, const flat_view_t *v) {
@@ -109,10 +115,10 @@ void checkpoint_load(trainer_t *t, const char *path) {
         const flat_view_t *v = &L->views[i];
         memcpy(host + v->offset, need(&f, path, v->name, v)->data, v->numel * sizeof(float));
         snprintf(name, sizeof name, "optim.m.%s", v->name);
-        memcpy(t->optim.m + v->offset, need(&f, path, name, v)->data, v->numel * sizeof(float));
+        ops_upload(t->ops, t->optim.m + v->offset, need(&f, path, name, v)->data, v->numel * sizeof(float));
         if (t->optim.v) {
             snprintf(name, sizeof name, "optim.v.%s", v->name);
-            memcpy(t->optim.v + v->offset, need(&f, path, name, v)->data, v->numel * sizeof(float));
+            ops_upload(t->ops, t->optim.v + v->offset, need(&f, path, name, v)->data, v->numel * sizeof(float));
         }
     }
     ops_from_host(t->ops, m->params, host, L->numel);

@@ -4,6 +4,10 @@
 
 #include "layers.h"
 #include "rng.h"
+#ifdef DPC_HAVE_CUDA
+#include "kernels.h"
+#include "ops_cuda.h"
+#endif
 #include "util.h"
 
 #include <math.h>
@@ -12,6 +16,32 @@
 #include <string.h>
 
 static int layer_in(const model_config_t *c, int l) { return l == 0 ? c->context * c->embed : c->hidden; }
+
+/* Softmax cross-entropy where the logits live: your functions of xent.c on the host, the reference
+ * kernels of kernels.cu on a GPU (the per-example losses come back to the host to be averaged in the
+ * same order). */
+static float xent_fwd(model_t *m, int B) {
+#ifdef DPC_HAVE_CUDA
+    if (m->ops->backend == OPS_CUDA) {
+        xent_forward_cuda(ops_cuda_stream(m->ops), m->logits, m->targets_dev, B, m->cfg.vocab, m->probs, m->losses);
+        ops_download(m->ops, m->losses_host, m->losses, (size_t)B * sizeof(float));
+        double total = 0;
+        for (int b = 0; b < B; b++) total += m->losses_host[b];
+        return (float)(total / B);
+    }
+#endif
+    return xent_forward(m->logits, m->targets, B, m->cfg.vocab, m->probs, m->losses);
+}
+
+static void xent_bwd(model_t *m, int B, float grad_scale) {
+#ifdef DPC_HAVE_CUDA
+    if (m->ops->backend == OPS_CUDA) {
+        xent_backward_cuda(ops_cuda_stream(m->ops), m->probs, m->targets_dev, B, m->cfg.vocab, grad_scale, m->dlogits);
+        return;
+    }
+#endif
+    xent_backward(m->probs, m->targets, B, m->cfg.vocab, grad_scale, m->dlogits);
+}
 
 void model_layout(flat_layout_t *L, const model_config_t *c) {
     flat_layout_init(L);
@@ -71,6 +101,9 @@ void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max
     size_t H = (size_t)cfg->hidden, V = (size_t)cfg->vocab, widest = H > T * E ? H : T * E;
     m->ctx = dp_calloc(B * T, sizeof(int32_t));
     m->targets = dp_calloc(B, sizeof(int32_t));
+    m->losses_host = dp_calloc(B, sizeof(float));
+    m->ctx_dev = ops->backend == OPS_CPU ? m->ctx : ops_alloc_bytes(ops, B * T * sizeof(int32_t));
+    m->targets_dev = ops->backend == OPS_CPU ? m->targets : ops_alloc_bytes(ops, B * sizeof(int32_t));
     m->x0 = alloc_tracked(m, MEM_ACTIVATIONS, B * T * E);
     m->h = dp_calloc((size_t)cfg->layers, sizeof(float *));
     for (int l = 0; l < cfg->layers; l++) m->h[l] = alloc_tracked(m, MEM_ACTIVATIONS, B * H);
@@ -129,8 +162,11 @@ void model_free(model_t *m) {
     free(m->unit_of);
     free(m->unit_params);
     free(m->unit_grads);
+    if (m->ctx_dev != m->ctx) ops_free_bytes(m->ops, m->ctx_dev);
+    if (m->targets_dev != m->targets) ops_free_bytes(m->ops, m->targets_dev);
     free(m->ctx);
     free(m->targets);
+    free(m->losses_host);
     flat_layout_free(&m->layout);
     memset(m, 0, sizeof *m);
 }
@@ -145,8 +181,12 @@ float model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int 
     m->batch = B;
     memcpy(m->ctx, ctx, (size_t)B * c->context * sizeof(int32_t));
     memcpy(m->targets, targets, (size_t)B * sizeof(int32_t));
+    if (m->ctx_dev != m->ctx) {
+        ops_upload(m->ops, m->ctx_dev, m->ctx, (size_t)B * c->context * sizeof(int32_t));
+        ops_upload(m->ops, m->targets_dev, m->targets, (size_t)B * sizeof(int32_t));
+    }
     HOOK(m, pre_forward, 0);
-    ops_embedding_forward(m->ops, model_param(m, model_wte()), m->ctx, B, c->context, c->embed, m->x0);
+    ops_embedding_forward(m->ops, model_param(m, model_wte()), m->ctx_dev, B, c->context, c->embed, m->x0);
     HOOK(m, post_forward, 0);
     const float *x = m->x0;
     for (int l = 0; l < c->layers; l++) {
@@ -162,7 +202,7 @@ float model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int 
     linear_forward(m->ops, x, model_param(m, model_weight(head)), model_param(m, model_bias(head)), B, c->hidden,
                    c->vocab, m->logits);
     HOOK(m, post_forward, head + 1);
-    return xent_forward(m->logits, m->targets, B, c->vocab, m->probs, m->losses);
+    return xent_fwd(m, B);
 }
 
 static void ready(grad_ready_fn hook, void *ctx, int index) {
@@ -177,7 +217,7 @@ void model_backward(model_t *m, float grad_scale, grad_ready_fn hook, void *hook
     char span[32];
 
     /* head */
-    xent_backward(m->probs, m->targets, B, c->vocab, grad_scale, m->dlogits);
+    xent_bwd(m, B, grad_scale);
     int head = c->layers;
     float *dh = m->dh_a, *dprev = m->dh_b;
     HOOK(m, pre_backward, head + 1);
@@ -209,7 +249,7 @@ void model_backward(model_t *m, float grad_scale, grad_ready_fn hook, void *hook
     /* embedding: dh now holds ∂L/∂x0 */
     t0 = dp_now();
     HOOK(m, pre_backward, 0);
-    ops_embedding_backward(m->ops, dh, m->ctx, B, c->context, c->embed, model_grad(m, model_wte()));
+    ops_embedding_backward(m->ops, dh, m->ctx_dev, B, c->context, c->embed, model_grad(m, model_wte()));
     trace_span(m->trace, "compute", "bwd wte", t0, dp_now());
     ready(hook, hook_ctx, model_wte());
     HOOK(m, post_backward, 0);

@@ -64,8 +64,10 @@ typedef struct {
     int max_batch;        /* activations are sized for this many examples */
     /* activations of the last forward (kept for backward) */
     int batch;            /* B of the last forward */
-    int32_t *ctx;         /* [B, T] copy of the inputs */
-    int32_t *targets;     /* [B] */
+    int32_t *ctx;         /* [B, T] copy of the inputs (host) */
+    int32_t *targets;     /* [B] (host) */
+    int32_t *ctx_dev, *targets_dev; /* the same in the context's memory (== ctx, targets on the CPU) */
+    float *losses_host;   /* [B] per-example losses, on the host */
     float *x0;            /* [B, T·E] */
     float **h;            /* h[l]: [B, H] after tanh */
     float *logits;        /* [B, V] */

@@ -2,6 +2,10 @@
 #include "optim.h"
 
 #include "util.h"
+#ifdef DPC_HAVE_CUDA
+#include "kernels.h"
+#include "ops_cuda.h"
+#endif
 
 #include <math.h>
 #include <stdlib.h>
@@ -21,6 +25,7 @@ void sgd_step(float *params, const float *grads, float *buf, size_t n, int64_t t
 }
 
 void optim_init(optim_t *o, optim_kind_t kind, size_t n) {
+    o->ops = NULL;
     o->kind = kind;
     o->n = n;
     o->t = 0;
@@ -30,14 +35,58 @@ void optim_init(optim_t *o, optim_kind_t kind, size_t n) {
     o->v = kind == OPTIM_ADAMW ? dp_calloc(n ? n : 1, sizeof(float)) : NULL;
 }
 
+void optim_init_on(optim_t *o, optim_kind_t kind, size_t n, const ops_t *ops) {
+    if (!ops || ops->backend == OPS_CPU) {
+        optim_init(o, kind, n);
+        return;
+    }
+    o->kind = kind;
+    o->n = n;
+    o->t = 0;
+    o->adamw = (adamw_hparams_t){0.9, 0.999, 1e-8, 0.01};
+    o->sgd = (sgd_hparams_t){0.0, 0.0};
+    o->ops = ops;
+    o->m = ops_alloc(ops, n ? n : 1);
+    o->v = kind == OPTIM_ADAMW ? ops_alloc(ops, n ? n : 1) : NULL;
+}
+
 void optim_free(optim_t *o) {
-    free(o->m);
-    free(o->v);
+    if (o->ops && o->ops->backend != OPS_CPU) {
+        if (o->m) ops_free(o->ops, o->m);
+        if (o->v) ops_free(o->ops, o->v);
+    } else {
+        free(o->m);
+        free(o->v);
+    }
     o->m = o->v = NULL;
 }
 
+#ifdef DPC_HAVE_CUDA
+/* The same arithmetic as adamw.c and sgd_step, as kernels: the scalars are computed here, in double,
+ * and rounded to float once, exactly like the host versions. */
+static void step_on_device(optim_t *o, float *params, const float *grads, double lr) {
+    void *s = ops_cuda_stream(o->ops);
+    if (o->kind == OPTIM_ADAMW) {
+        const adamw_hparams_t *hp = &o->adamw;
+        double bc1 = 1.0 - pow(hp->beta1, (double)o->t), bc2 = 1.0 - pow(hp->beta2, (double)o->t);
+        adamw_step_cuda(s, params, grads, o->m, o->v, o->n, (float)(1.0 - lr * hp->weight_decay),
+                        (float)(1.0 - hp->beta1), (float)hp->beta2, (float)(1.0 - hp->beta2), (float)(-lr / bc1),
+                        (float)sqrt(bc2), (float)hp->eps);
+    } else {
+        sgd_step_cuda(s, params, grads, o->m, o->n, (float)o->sgd.weight_decay, (float)o->sgd.momentum, (float)-lr,
+                      o->t == 1);
+    }
+}
+#endif
+
 void optim_step(optim_t *o, float *params, const float *grads, double lr) {
     o->t++;
+#ifdef DPC_HAVE_CUDA
+    if (o->ops && o->ops->backend == OPS_CUDA) {
+        step_on_device(o, params, grads, lr);
+        return;
+    }
+#endif
     if (o->kind == OPTIM_ADAMW)
         adamw_step(params, grads, o->m, o->v, o->n, o->t, &o->adamw, lr);
     else
@@ -51,6 +100,15 @@ double clip_grad_norm_given(float *grads, size_t n, double max_norm, double sums
     if (coef > 1.0) coef = 1.0;
     float c = (float)coef;
     for (size_t i = 0; i < n; i++) grads[i] *= c;
+    return norm;
+}
+
+double clip_grad_norm_ops(const ops_t *ops, float *grads, size_t n, double max_norm) {
+    double norm = sqrt(ops_sumsq(ops, grads, n));
+    if (max_norm <= 0) return norm;
+    double coef = max_norm / (norm + 1e-6);
+    if (coef > 1.0) coef = 1.0;
+    ops_scale(ops, grads, (float)coef, n);
     return norm;
 }
 

@@ -4,6 +4,8 @@
 #ifndef DPC_OPTIM_H
 #define DPC_OPTIM_H
 
+#include "ops.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +26,7 @@ typedef struct {
     size_t n;      /* elements it updates */
     int64_t t;     /* steps taken (AdamW's bias-correction counter) */
     float *m, *v;  /* AdamW: first and second moments; SGD: m is the momentum buffer */
+    const ops_t *ops; /* where m and v live (NULL: host memory) */
 } optim_t;
 
 /* One AdamW step (t = the step number, starting at 1) on n elements, exactly as
@@ -37,6 +40,9 @@ void sgd_step(float *params, const float *grads, float *momentum_buf, size_t n, 
               const sgd_hparams_t *hp, double lr);
 
 void optim_init(optim_t *o, optim_kind_t kind, size_t n);
+/* The same with the state in a context's memory (a GPU's): optim_step then runs the reference
+ * kernels of kernels.cu there. */
+void optim_init_on(optim_t *o, optim_kind_t kind, size_t n, const ops_t *ops);
 void optim_free(optim_t *o);
 /* t += 1, then one step of the configured optimizer over params[0..n). */
 void optim_step(optim_t *o, float *params, const float *grads, double lr);
@@ -45,6 +51,8 @@ void optim_step(optim_t *o, float *params, const float *grads, double lr);
  * returns the norm before clipping. Like clip_grad_norm_: coef = max_norm / (norm + 1e-6),
  * clamped to 1, and the gradients are always multiplied by it. */
 double clip_grad_norm(float *grads, size_t n, double max_norm);
+/* The same for gradients in a context's memory (a GPU's), with ops_sumsq and ops_scale. */
+double clip_grad_norm_ops(const ops_t *ops, float *grads, size_t n, double max_norm);
 /* The same, given the squared norm already (the sharded version of lesson 08 sums it first). */
 double clip_grad_norm_given(float *grads, size_t n, double max_norm, double sumsq);
 

@@ -155,7 +155,7 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     model_init(&t->model, &mc, t->ops, c->batch, c->seed, &t->mem);
     t->model.trace = t->trace;
     size_t n = model_num_params(&t->model);
-    optim_init(&t->optim, !strcmp(c->optimizer, "sgd") ? OPTIM_SGD : OPTIM_ADAMW, n);
+    optim_init_on(&t->optim, !strcmp(c->optimizer, "sgd") ? OPTIM_SGD : OPTIM_ADAMW, n, t->ops);
     t->optim.adamw = (adamw_hparams_t){c->beta1, c->beta2, c->eps, c->weight_decay};
     t->optim.sgd = (sgd_hparams_t){c->momentum, c->weight_decay};
     mem_add(&t->mem, MEM_OPTIM, n * sizeof(float) * (t->optim.kind == OPTIM_ADAMW ? 2 : 1));

@@ -118,7 +118,8 @@ void checkpoint_load(trainer_t *t, const char *path);
 /* Text sampling (sample.c): n characters from the model, starting from an empty context. */
 void sample_text(model_t *m, const dataset_t *vocab, int n, uint64_t seed, char *out);
 
-/* The single-process step of lesson 01 (train_step.c). */
+/* The single-process step of lesson 01 (train_step.c), and its GPU twin (device_step.c). */
 float train_step(trainer_t *t, double lr);
+float train_step_device(trainer_t *t, double lr);
 
 #endif
