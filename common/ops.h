@@ -44,6 +44,17 @@ void ops_upload(const ops_t *ops, void *dst, const void *host, size_t bytes);
 void ops_download(const ops_t *ops, void *host, const void *src, size_t bytes);
 /* Wait until everything queued on the context has finished (a no-op on the CPU). */
 void ops_sync(const ops_t *ops);
+/* Ordering between two contexts (two streams on one GPU: compute and communication). An event
+ * marks "everything queued on ops so far"; ops_wait_event makes LATER work queued on another context
+ * wait for it on the device, without blocking the host. On the CPU work is done when queued: the
+ * event is NULL and both calls do nothing. */
+typedef struct ops_event ops_event_t;
+ops_event_t *ops_event_create(const ops_t *ops);
+void ops_event_destroy(ops_event_t *ev);
+void ops_event_record(const ops_t *ops, ops_event_t *ev);
+void ops_wait_event(const ops_t *ops, ops_event_t *ev);
+/* The context's CUDA stream (NULL on the CPU): what the comm seam orders device buffers with. */
+void *ops_stream(const ops_t *ops);
 /* Is p device memory (false without CUDA)? Lets the comm seam stage device buffers through the host. */
 bool ops_is_device_pointer(const void *p);
 

@@ -96,6 +96,34 @@ void ops_sync(const ops_t *ops) {
     DISPATCH(ops_cuda_sync(ops));
 }
 
+ops_event_t *ops_event_create(const ops_t *ops) {
+    DISPATCH_RET(ops_cuda_event_create());
+    return NULL;
+}
+
+void ops_event_destroy(ops_event_t *ev) {
+#ifdef DPC_HAVE_CUDA
+    if (ev) ops_cuda_event_destroy(ev);
+#else
+    (void)ev;
+#endif
+}
+
+void ops_event_record(const ops_t *ops, ops_event_t *ev) {
+    DISPATCH(ops_cuda_event_record(ops, ev));
+    (void)ev;
+}
+
+void ops_wait_event(const ops_t *ops, ops_event_t *ev) {
+    DISPATCH(ops_cuda_wait_event(ops, ev));
+    (void)ev;
+}
+
+void *ops_stream(const ops_t *ops) {
+    DISPATCH_RET(ops_cuda_stream(ops));
+    return NULL;
+}
+
 #ifndef DPC_HAVE_CUDA
 bool ops_is_device_pointer(const void *p) {
     (void)p;

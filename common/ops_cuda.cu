@@ -122,6 +122,23 @@ extern "C" void ops_cuda_download(const ops_t *ops, void *host, const void *src,
 
 extern "C" void ops_cuda_sync(const ops_t *ops) { ck(cudaStreamSynchronize(st(ops)->stream), "sync"); }
 
+/* An ops_event_t is a cudaEvent_t; timing off, so recording it costs next to nothing. */
+extern "C" ops_event_t *ops_cuda_event_create(void) {
+    cudaEvent_t e;
+    ck(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "event create");
+    return (ops_event_t *)e;
+}
+
+extern "C" void ops_cuda_event_destroy(ops_event_t *ev) { ck(cudaEventDestroy((cudaEvent_t)ev), "event destroy"); }
+
+extern "C" void ops_cuda_event_record(const ops_t *ops, ops_event_t *ev) {
+    ck(cudaEventRecord((cudaEvent_t)ev, st(ops)->stream), "event record");
+}
+
+extern "C" void ops_cuda_wait_event(const ops_t *ops, ops_event_t *ev) {
+    ck(cudaStreamWaitEvent(st(ops)->stream, (cudaEvent_t)ev, 0), "stream wait event");
+}
+
 extern "C" bool ops_is_device_pointer(const void *p) {
     if (!p || !cuda_in_use) return false;
     cudaPointerAttributes a;

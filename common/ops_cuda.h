@@ -20,6 +20,10 @@ void ops_cuda_upload(const ops_t *ops, void *dst, const void *host, size_t bytes
 void ops_cuda_download(const ops_t *ops, void *host, const void *src, size_t bytes);
 void ops_cuda_sync(const ops_t *ops);
 void ops_cuda_free(const ops_t *ops, float *p);
+ops_event_t *ops_cuda_event_create(void);
+void ops_cuda_event_destroy(ops_event_t *ev);
+void ops_cuda_event_record(const ops_t *ops, ops_event_t *ev);
+void ops_cuda_wait_event(const ops_t *ops, ops_event_t *ev);
 void ops_cuda_to_host(const ops_t *ops, float *host, const float *src, size_t count);
 void ops_cuda_from_host(const ops_t *ops, float *dst, const float *host, size_t count);
 void ops_cuda_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha,

@@ -73,6 +73,7 @@ static int collect_check(void) {
     f.rank = r;
     fsdp_shard_layout(&f, &m);
     coll_init(&f.coll, c, t.ops);
+    coll_init(&f.host_coll, c, t.ops);
     f.shard_params = dp_calloc(f.shard_numel + 1, sizeof(float));
     f.shard_grads = dp_calloc(f.shard_numel + 1, sizeof(float));
     for (int u = 0; u < 4; u++)
@@ -148,6 +149,7 @@ static int collect_check(void) {
                "global norm without padding\n",
                N);
     coll_free(&f.coll);
+    coll_free(&f.host_coll);
     comm_finalize(c);
     return any;
 }

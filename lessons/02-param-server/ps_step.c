@@ -6,7 +6,7 @@
  *                clip, take the optimizer step, send the parameters to every worker
  *
  * Use comm_send / comm_recv on t->comm with DT_F32 and n elements, ops_axpy / ops_scale
- * (common/ops.h, context t->ops) for the arithmetic, clip_grad_norm and optim_step (optim.h). */
+ * (common/ops.h, context t->ops) for the arithmetic, clip_grad_norm_ops and optim_step (optim.h). */
 #include "ps.h"
 
 #include "util.h"

@@ -93,29 +93,31 @@ void optim_step(optim_t *o, float *params, const float *grads, double lr) {
         sgd_step(params, grads, o->m, o->n, o->t, &o->sgd, lr);
 }
 
-double clip_grad_norm_given(float *grads, size_t n, double max_norm, double sumsq) {
-    double norm = sqrt(sumsq);
-    if (max_norm <= 0) return norm;
+/* clip_grad_norm_'s coefficient: max_norm / (norm + 1e-6), never above 1. */
+static float clip_coef(double norm, double max_norm) {
     double coef = max_norm / (norm + 1e-6);
-    if (coef > 1.0) coef = 1.0;
-    float c = (float)coef;
-    for (size_t i = 0; i < n; i++) grads[i] *= c;
+    return (float)(coef > 1.0 ? 1.0 : coef);
+}
+
+double clip_grad_norm_given(const ops_t *ops, float *grads, size_t n, double max_norm, double sumsq) {
+    double norm = sqrt(sumsq);
+    if (max_norm > 0) ops_scale(ops, grads, clip_coef(norm, max_norm), n);
     return norm;
 }
 
 double clip_grad_norm_ops(const ops_t *ops, float *grads, size_t n, double max_norm) {
-    double norm = sqrt(ops_sumsq(ops, grads, n));
-    if (max_norm <= 0) return norm;
-    double coef = max_norm / (norm + 1e-6);
-    if (coef > 1.0) coef = 1.0;
-    ops_scale(ops, grads, (float)coef, n);
-    return norm;
+    return clip_grad_norm_given(ops, grads, n, max_norm, ops_sumsq(ops, grads, n));
 }
 
 double clip_grad_norm(float *grads, size_t n, double max_norm) {
     double sumsq = 0;
     for (size_t i = 0; i < n; i++) sumsq += (double)grads[i] * grads[i];
-    return clip_grad_norm_given(grads, n, max_norm, sumsq);
+    double norm = sqrt(sumsq);
+    if (max_norm > 0) {
+        float c = clip_coef(norm, max_norm);
+        for (size_t i = 0; i < n; i++) grads[i] *= c;
+    }
+    return norm;
 }
 
 double lr_at(int64_t s, double lr, int64_t warmup, int64_t total, double min_ratio) {

@@ -6,7 +6,7 @@
  *                clip, take the optimizer step, send the parameters to every worker
  *
  * Use comm_send / comm_recv on t->comm with DT_F32 and n elements, ops_axpy / ops_scale
- * (common/ops.h, context t->ops) for the arithmetic, clip_grad_norm and optim_step (optim.h). */
+ * (common/ops.h, context t->ops) for the arithmetic, clip_grad_norm_ops and optim_step (optim.h). */
 #include "ps.h"
 
 #include "util.h"
@@ -31,7 +31,7 @@ float ps_train_step(trainer_t *t, double lr) {
             ops_axpy(t->ops, 1.0f, ps->scratch, m->grads, n);
         }
         ops_scale(t->ops, m->grads, 1.0f / (float)N, n);
-        clip_grad_norm(m->grads, n, t->cfg.clip);
+        clip_grad_norm_ops(t->ops, m->grads, n, t->cfg.clip);
         optim_step(&t->optim, m->params, m->grads, lr);
         for (int w = 1; w < N; w++) comm_send(c, m->params, n, DT_F32, w);
     } else {

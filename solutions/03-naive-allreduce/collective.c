@@ -8,6 +8,8 @@
 void coll_init(coll_t *k, comm_t *comm, const ops_t *ops) {
     k->comm = comm;
     k->ops = ops;
+    /* device buffers: the comm seam orders its transfers after the kernels queued on ops's stream */
+    if (ops && ops_stream(ops)) comm_set_stream(comm, ops_stream(ops));
     k->scratch = NULL;
     k->scratch_count = 0;
 }
@@ -29,7 +31,9 @@ float *coll_scratch(coll_t *k, size_t count) {
 
 void reduce_add(const ops_t *ops, float *acc, const float *in, size_t n) {
 #ifdef DPC_HAVE_CUDA
-    if (ops && ops->backend == OPS_CUDA) {
+    /* by where the data is, not only by the context: a host scalar (lesson 08's Σg²) may be
+     * all-reduced on a GPU context */
+    if (ops && ops->backend == OPS_CUDA && ops_is_device_pointer(acc)) {
         reduce_add_cuda(acc, in, n, ops_cuda_stream(ops));
         return;
     }

@@ -12,7 +12,11 @@
 /* ---- the communication thread ------------------------------------------------------------------
  * One per rank. It takes launched buckets from a FIFO queue, in launch order, and all-reduces each
  * on its own communicator (a dup: its messages never mix with the compute thread's). The compute
- * thread never waits for it until ddp_finish. */
+ * thread never waits for it until ddp_finish. On a GPU the same picture holds for two streams:
+ *
+ *   compute stream  [bwd head][bwd h.1]●ready[0] [bwd h.0][bwd wte]●ready[1]  ◆wait done[0..1] [step]
+ *   comm stream               ◆wait ready[0] [all-reduce b0]●done[0] ◆wait ready[1] [all-reduce b1]●done[1]
+ *                                                                             (● record, ◆ wait) */
 
 static void *comm_main(void *arg) {
     ddp_t *d = arg;
@@ -28,7 +32,9 @@ static void *comm_main(void *arg) {
 
         ddp_bucket_t *bk = &d->buckets[b];
         double t0 = dp_now();
+        ops_wait_event(d->coll.ops, d->ready[b]); /* the bucket's gradients are written */
         d->allreduce(&d->coll, d->t->model.grads + bk->offset, bk->count, REDOP_SUM);
+        ops_event_record(d->coll.ops, d->done[b]);
         char name[32];
         snprintf(name, sizeof name, "allreduce b%d", b);
         trace_span(d->t->trace, "comm", name, t0, dp_now());
@@ -41,6 +47,7 @@ static void *comm_main(void *arg) {
 }
 
 void ddp_launch(ddp_t *d, int b) {
+    ops_event_record(d->t->ops, d->ready[b]); /* after the kernels that wrote bucket b (and its 1/N) */
     pthread_mutex_lock(&d->lock);
     d->queue[d->queued++] = b;
     d->launch_log[d->nlaunched++] = b;
@@ -51,7 +58,10 @@ void ddp_launch(ddp_t *d, int b) {
 void ddp_wait_all(ddp_t *d) {
     pthread_mutex_lock(&d->lock);
     while (d->completed < d->queued) pthread_cond_wait(&d->cv, &d->lock);
+    int n = d->queued;
     pthread_mutex_unlock(&d->lock);
+    /* the optimizer's kernels, queued next on the compute stream, run after every all-reduce */
+    for (int i = 0; d->done && i < n; i++) ops_wait_event(d->t->ops, d->done[d->queue[i]]);
 }
 
 void ddp_reset(ddp_t *d) {
@@ -95,7 +105,14 @@ void ddp_init(ddp_t *d, trainer_t *t, size_t cap_bytes, allreduce_fn allreduce) 
     d->nlaunched = 0;
     d->comm = comm_dup(t->comm, "ddp-comm-thread", true);
     comm_set_wait(d->comm, COMM_WAIT_NAP); /* leave the core to backward while waiting */
-    coll_init(&d->coll, d->comm, t->ops);
+    d->comm_ops = t->ops->backend == OPS_CUDA ? ops_create(OPS_CUDA, 1) : NULL; /* its own stream */
+    d->ready = dp_calloc((size_t)nb, sizeof *d->ready);
+    d->done = dp_calloc((size_t)nb, sizeof *d->done);
+    for (int b = 0; b < nb; b++) {
+        d->ready[b] = ops_event_create(t->ops);
+        d->done[b] = ops_event_create(t->ops);
+    }
+    coll_init(&d->coll, d->comm, d->comm_ops ? d->comm_ops : t->ops);
     if (pthread_create(&d->thread, NULL, comm_main, d) != 0) dp_fatal("cannot start DDP's communication thread");
     d->thread_started = true;
     t->ext = d;
@@ -110,6 +127,13 @@ void ddp_free(ddp_t *d) {
         pthread_join(d->thread, NULL);
         coll_free(&d->coll);
         comm_free(d->comm);
+        for (int b = 0; b < (d->nbuckets > 0 ? d->nbuckets : 1); b++) {
+            ops_event_destroy(d->ready[b]);
+            ops_event_destroy(d->done[b]);
+        }
+        free(d->ready);
+        free(d->done);
+        if (d->comm_ops) ops_destroy(d->comm_ops);
     }
     free(d->buckets);
     free(d->bucket_of);
@@ -139,7 +163,7 @@ float ddp_train_step(trainer_t *t, double lr) {
     ddp_finish(d);
     double t3 = dp_now();
     /* every replica now holds the same averaged gradient: clip and step locally, identically */
-    clip_grad_norm(m->grads, model_num_params(m), t->cfg.clip);
+    clip_grad_norm_ops(t->ops, m->grads, model_num_params(m), t->cfg.clip);
     optim_step(&t->optim, m->params, m->grads, lr);
     double t4 = dp_now();
     trace_span(t->trace, "compute", "forward", t0, t1);

@@ -48,6 +48,13 @@ struct ddp {
     allreduce_fn allreduce;
     comm_t *comm;    /* the thread's own communicator (a dup of t->comm; same counters) */
     coll_t coll;
+    /* On a GPU the thread works on its own stream (comm_ops) — the "communication stream". Launching
+     * bucket b records ready[b] on the compute stream; the comm stream waits for it before the
+     * all-reduce and records done[b] after; ddp_wait_all makes the compute stream wait for every
+     * done[b]. Events order the two streams on the device: no device-wide synchronisation in a step.
+     * On the CPU comm_ops is t->ops and the events are NULL (no-ops). */
+    ops_t *comm_ops;
+    ops_event_t **ready, **done;
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t cv;

@@ -44,7 +44,7 @@ float accum_train_step(trainer_t *t, double lr) {
         loss += (double)w * l;
     }
     d->require_backward_grad_sync = true;
-    clip_grad_norm(m->grads, model_num_params(m), t->cfg.clip);
+    clip_grad_norm_ops(t->ops, m->grads, model_num_params(m), t->cfg.clip);
     optim_step(&t->optim, m->params, m->grads, lr);
     // END SOLUTION
     // SKELETON: (void)d, (void)m, (void)B, (void)k, (void)T, (void)lr;

@@ -14,6 +14,13 @@
 
 static size_t full_count(const fsdp_t *f, int u) { return (size_t)f->world_size * f->units[u].chunk; }
 
+/* A host copy of n floats of the context's memory (a new array, also on the CPU: the caller frees it). */
+static float *host_copy(const ops_t *ops, const float *src, size_t n) {
+    float *h = dp_malloc((n ? n : 1) * sizeof(float));
+    ops_to_host(ops, h, src, n);
+    return h;
+}
+
 static float *alloc_gathered(fsdp_t *f, int u) {
     mem_add(&f->t->mem, MEM_GATHERED, full_count(f, u) * sizeof(float));
     return ops_alloc(f->t->ops, full_count(f, u));
@@ -38,7 +45,9 @@ static void *worker_main(void *arg) {
         float *buf = f->gathered[u];
         pthread_mutex_unlock(&f->lock);
         double t0 = dp_now();
+        ops_wait_event(f->worker_coll.ops, f->asked);
         fsdp_gather(f, &f->worker_coll, u, buf);
+        ops_event_record(f->worker_coll.ops, f->gathered_ev);
         char name[32];
         snprintf(name, sizeof name, "all_gather u%d", u);
         trace_span(f->t->trace, "comm", name, t0, dp_now());
@@ -54,6 +63,7 @@ static void *worker_main(void *arg) {
 static void prefetch(fsdp_t *f, int u) {
     if (!f->prefetch || u < 0 || u >= f->nunits || f->gathered[u]) return;
     f->gathered[u] = alloc_gathered(f, u);
+    ops_event_record(f->t->ops, f->asked); /* after the buffer's zeroing and the last optimizer step */
     pthread_mutex_lock(&f->lock);
     f->want_unit = u;
     f->done_unit = -1;
@@ -69,7 +79,10 @@ static void ensure_gathered(fsdp_t *f, int u) {
         while (f->want_unit == u) pthread_cond_wait(&f->cv, &f->lock);
         if (f->done_unit == u) f->done_unit = -1;
         pthread_mutex_unlock(&f->lock);
-        if (pending) return;
+        if (pending) {
+            ops_wait_event(f->t->ops, f->gathered_ev); /* compute waits for the worker's stream */
+            return;
+        }
     }
     if (!f->gathered[u]) f->gathered[u] = alloc_gathered(f, u);
     double t0 = dp_now();
@@ -144,15 +157,17 @@ static void save_shards(trainer_t *t, const char *path) {
     char file[4096], name[64], val[256], err[512];
     snprintf(file, sizeof file, "%s.rank%d-of-%d.safetensors", path, t->rank, t->world_size);
     st_writer_t *w = st_writer_new();
+    float *p = host_copy(t->ops, f->shard_params, f->shard_numel), *m = host_copy(t->ops, t->optim.m, f->shard_numel);
+    float *v = t->optim.v ? host_copy(t->ops, t->optim.v, f->shard_numel) : NULL;
     for (int u = 0; u < f->nunits; u++) {
         size_t c = f->units[u].chunk, off = f->units[u].shard_offset;
         snprintf(name, sizeof name, "unit%d.param", u);
-        st_writer_add(w, name, DT_F32, 1, &c, f->shard_params + off);
+        st_writer_add(w, name, DT_F32, 1, &c, p + off);
         snprintf(name, sizeof name, "unit%d.m", u);
-        st_writer_add(w, name, DT_F32, 1, &c, t->optim.m + off);
-        if (t->optim.v) {
+        st_writer_add(w, name, DT_F32, 1, &c, m + off);
+        if (v) {
             snprintf(name, sizeof name, "unit%d.v", u);
-            st_writer_add(w, name, DT_F32, 1, &c, t->optim.v + off);
+            st_writer_add(w, name, DT_F32, 1, &c, v + off);
         }
     }
     const model_config_t *mc = &t->model.cfg;
@@ -176,6 +191,9 @@ static void save_shards(trainer_t *t, const char *path) {
     dp_mkdir_for(file);
     if (st_writer_save(w, file, err, sizeof err) != 0) dp_fatal("%s", err);
     st_writer_free(w);
+    free(p);
+    free(m);
+    free(v);
     if (t->rank == 0)
         logger_line(&t->log, "fsdp: wrote %d shard files %s.rank*-of-%d.safetensors (consolidate with fsdp_consolidate)",
                     t->world_size, path, t->world_size);
@@ -183,15 +201,17 @@ static void save_shards(trainer_t *t, const char *path) {
 
 /* ---- construction --------------------------------------------------------------------------------- */
 
-/* Keep this rank's chunk of every unit of a full array (zero padding). */
+/* Keep this rank's chunk of every unit of a full array (zero padding). `full` is in the context's
+ * memory (host or GPU), and so is `shard` (already zeroed). */
 static void take_shards(const fsdp_t *f, const model_t *m, const float *full, float *shard) {
     for (int u = 0; u < f->nunits; u++) {
         const fsdp_unit_t *x = &f->units[u];
         size_t start = (size_t)f->rank * x->chunk;
         size_t real = start >= x->numel ? 0 : (x->numel - start < x->chunk ? x->numel - start : x->chunk);
-        if (real) memcpy(shard + x->shard_offset, full + m->unit_offset[u] + start, real * sizeof(float));
+        if (real) ops_copy(f->t->ops, full + m->unit_offset[u] + start, shard + x->shard_offset, real);
     }
 }
+
 
 void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on) {
     memset(f, 0, sizeof *f);
@@ -200,20 +220,16 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on) {
     f->rank = t->rank;
     f->prefetch = prefetch_on;
     model_t *m = &t->model;
-    if (t->ops->backend != OPS_CPU) dp_fatal("lesson 08 shards host memory: run it with --device cpu");
     if (t->cfg.sample) dp_fatal("--sample needs the whole model on one rank: consolidate the checkpoint and sample with train --resume");
     fsdp_shard_layout(f, m);
     size_t S = f->shard_numel, P = model_num_params(m);
 
     /* The trainer built the full model (every rank the same, from --seed or --resume): keep 1/N. */
-    f->shard_params = dp_calloc(S ? S : 1, sizeof(float));
-    f->shard_grads = dp_calloc(S ? S : 1, sizeof(float));
-    float *hostp = dp_malloc(P * sizeof(float));
-    ops_to_host(t->ops, hostp, m->params, P);
-    take_shards(f, m, hostp, f->shard_params);
-    free(hostp);
+    f->shard_params = ops_alloc(t->ops, S ? S : 1);
+    f->shard_grads = ops_alloc(t->ops, S ? S : 1);
+    take_shards(f, m, m->params, f->shard_params);
     optim_t shard_optim;
-    optim_init(&shard_optim, t->optim.kind, S);
+    optim_init_on(&shard_optim, t->optim.kind, S, t->ops);
     shard_optim.adamw = t->optim.adamw;
     shard_optim.sgd = t->optim.sgd;
     shard_optim.t = t->optim.t;
@@ -243,13 +259,18 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on) {
     for (int u = 0; u < f->nunits; u++) m->unit_params[u] = m->unit_grads[u] = NULL;
     m->unit_hooks = (model_unit_hooks_t){f, pre_forward, post_forward, pre_backward, post_backward};
     coll_init(&f->coll, t->comm, t->ops);
+    f->host_ops = ops_create(OPS_CPU, 1);
+    coll_init(&f->host_coll, t->comm, f->host_ops);
     if (f->prefetch) {
         pthread_mutex_init(&f->lock, NULL);
         pthread_cond_init(&f->cv, NULL);
         f->want_unit = f->done_unit = -1;
         f->worker_comm = comm_dup(t->comm, "fsdp-prefetch", true);
         comm_set_wait(f->worker_comm, COMM_WAIT_NAP);
-        coll_init(&f->worker_coll, f->worker_comm, t->ops);
+        f->worker_ops = t->ops->backend == OPS_CUDA ? ops_create(OPS_CUDA, 1) : NULL; /* its own stream */
+        f->asked = ops_event_create(t->ops);
+        f->gathered_ev = ops_event_create(t->ops);
+        coll_init(&f->worker_coll, f->worker_comm, f->worker_ops ? f->worker_ops : t->ops);
         if (pthread_create(&f->worker, NULL, worker_main, f) != 0) dp_fatal("cannot start the prefetch thread");
         f->worker_started = true;
     }
@@ -272,16 +293,21 @@ void fsdp_free(fsdp_t *f) {
         pthread_join(f->worker, NULL);
         coll_free(&f->worker_coll);
         comm_free(f->worker_comm);
+        ops_event_destroy(f->asked);
+        ops_event_destroy(f->gathered_ev);
+        if (f->worker_ops) ops_destroy(f->worker_ops);
     }
     coll_free(&f->coll);
+    coll_free(&f->host_coll);
+    if (f->host_ops) ops_destroy(f->host_ops);
     for (int u = 0; u < f->nunits; u++) {
         release(f, u, &f->gathered[u]);
         release(f, u, &f->full_grads[u]);
     }
     free(f->gathered);
     free(f->full_grads);
-    free(f->shard_params);
-    free(f->shard_grads);
+    if (f->shard_params) ops_free(f->t->ops, f->shard_params);
+    if (f->shard_grads) ops_free(f->t->ops, f->shard_grads);
     free(f->units);
 }
 
@@ -290,7 +316,7 @@ void fsdp_free(fsdp_t *f) {
 float fsdp_train_step(trainer_t *t, double lr) {
     fsdp_t *f = t->ext;
     model_t *m = &t->model;
-    memset(f->shard_grads, 0, f->shard_numel * sizeof(float));
+    ops_fill(t->ops, f->shard_grads, 0.0f, f->shard_numel);
     double t0 = dp_now();
     float loss = model_forward(m, t->ctx, t->targets, t->local_batch);
     double t1 = dp_now();

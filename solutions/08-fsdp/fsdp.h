@@ -36,12 +36,19 @@ typedef struct {
     size_t shard_numel; /* Σ chunk over the units */
     float *shard_params, *shard_grads;
     coll_t coll;        /* gathers and scatters on the compute thread */
+    coll_t host_coll;   /* the same ranks, host memory: for numbers the host holds (Σ g² in fsdp_clip) */
     float **gathered;   /* per unit: the gathered N·c parameters while alive, else NULL */
     float **full_grads; /* per unit: the N·c gradient while its backward runs, else NULL */
     bool prefetch;      /* gather the next unit on a second thread while computing this one */
     /* the prefetch worker: at most one gather in flight */
     comm_t *worker_comm;
     coll_t worker_coll;
+    ops_t *worker_ops;       /* GPU: the worker's own stream (NULL on the CPU: it uses t->ops) */
+    ops_t *host_ops;         /* CPU context for host_coll */
+    ops_event_t *asked;      /* recorded on the compute stream when a unit is asked for: the
+                              * worker's stream waits for it (the new buffer, the updated shard) */
+    ops_event_t *gathered_ev;/* recorded on the worker's stream after a gather: the compute stream
+                              * waits for it before using the unit */
     pthread_t worker;
     pthread_mutex_t lock;
     pthread_cond_t cv;
