@@ -13,7 +13,7 @@
 #define ON_GPU(ops) ((ops)->backend == OPS_CUDA)
 #else
 #define ON_GPU(ops) 0
-#define ops_cuda_fail() dp_fatal("this build has no CUDA support (install the CUDA Toolkit, make clean, make)")
+#define ops_cuda_fail() dp_fatal("this build has no CUDA support: use --device cpu, or install the CUDA Toolkit and make clean; make")
 #endif
 
 #ifndef DPC_HAVE_CUDA

@@ -61,7 +61,7 @@ static int pick_device(int ndev) {
 extern "C" void ops_cuda_init(ops_t *ops) {
     int ndev = 0;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)
-        dp_fatal("no CUDA device is available; run without --device cuda (the CPU path)");
+        dp_fatal("no CUDA device is available: use --device cpu (and unset DP_DEVICE if it says cuda)");
     ck(cudaSetDevice(pick_device(ndev)), "set device");
     cuda_in_use = 1;
     cuda_state_t *s = (cuda_state_t *)calloc(1, sizeof *s);

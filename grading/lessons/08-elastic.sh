@@ -4,7 +4,7 @@
 # elastic restart) and its steps 11..20 must be equivalent to an uninterrupted single-process run.
 set -u
 F="--preset tiny --data $FIXTURE_TRAIN --val none --steps 20 --lr 1e-2 --log-every 1000 --seed 3 --clip 0"
-"$REF_BUILD/01-trainer/train" $F --batch 24 --dump ref.st >ref.log 2>&1 || { echo "grader error: reference run"; exit 2; }
+"$REF_BUILD/01-trainer/train" $F --device cpu --batch 24 --dump ref.st >ref.log 2>&1 || { echo "grader error: reference run"; exit 2; }
 "$MPIRUN" -np 2 "$SUB_BUILD/08-fsdp/train_fsdp" $F --batch 12 --save-every 10 --save ck.safetensors >a.log 2>&1 ||
     { echo "FSDP on 2 ranks failed:"; tail -n 10 a.log; exit 1; }
 ls ck.step10.safetensors.rank0-of-2.safetensors ck.step10.safetensors.rank1-of-2.safetensors >/dev/null 2>&1 ||

@@ -94,7 +94,7 @@ static cli_opt_t *options(trainer_config_t *c) {
         {"trace", CLI_STRING, &c->trace, "write a Chrome trace (open in ui.perfetto.dev) here"},
         {"sample", CLI_INT, &c->sample, "print this many sampled characters at the end", .min = 0, .max = 1 << 20},
         {"sample-out", CLI_STRING, &c->sample_out, "write the samples to this file instead"},
-        {"device", CLI_CHOICE, &c->device, "where the math runs", .choices = "cpu|cuda"},
+        {"device", CLI_CHOICE, &c->device, "where the math runs", .choices = "cpu|cuda", .env = "DP_DEVICE"},
         {"threads", CLI_INT, &c->threads, "BLAS threads per rank", .min = 1, .max = 256},
         CLI_END,
     };

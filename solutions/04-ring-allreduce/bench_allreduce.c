@@ -80,6 +80,7 @@ int main(int argc, char **argv) {
     const char *begin_s = "8", *end_s = "64M", *algos_s = "naive,ring,tree,ring-pipe,mpi", *tsv = NULL;
     int factor = 4, warmup = 3, iters = 0;
     bool check = true;
+    const char *device = "cpu";
     const cli_opt_t mine[] = {
         {"begin", CLI_STRING, &begin_s, "smallest size in bytes (K, M, G suffixes)"},
         {"end", CLI_STRING, &end_s, "largest size in bytes"},
@@ -88,6 +89,8 @@ int main(int argc, char **argv) {
         {"iters", CLI_INT, &iters, "timed calls per size (0: about 0.2 s worth, 5..200)", .min = 0, .max = 100000},
         {"algos", CLI_STRING, &algos_s, "comma-separated: naive,ring,tree,ring-pipe,mpi"},
         {"check", CLI_FLAG, &check, "run the exact correctness pass"},
+        {"device", CLI_CHOICE, &device, "where the buffer lives (cuda: the reduction kernel, device transfers)",
+         .choices = "cpu|cuda"},
         {"tsv", CLI_STRING, &tsv, "also write size, count, algo, time_us, algbw, busbw, wrong as TSV here"},
         CLI_END,
     };
@@ -106,20 +109,21 @@ int main(int argc, char **argv) {
 
     comm_t *c = comm_init(&argc, &argv, &copts);
     int N = comm_world_size(c), r = comm_rank(c);
-    ops_t *ops = ops_create(OPS_CPU, 1);
+    ops_t *ops = ops_create(!strcmp(device, "cuda") ? OPS_CUDA : OPS_CPU, 1);
     coll_t k;
     coll_init(&k, c, ops);
     size_t maxcount = end / 4;
-    float *buf = dp_aligned_alloc(maxcount * sizeof(float));
-    memset(buf, 0, maxcount * sizeof(float));
+    float *buf = ops_alloc(ops, maxcount);          /* what the all-reduces work on (host or GPU) */
+    float *host = dp_aligned_alloc(maxcount * sizeof(float)); /* the check's inputs and results */
     double memcpy_bw = 0;
     comm_barrier(c);
     if (r == 0) memcpy_bw = memcpy_bandwidth();
     comm_barrier(c);
     FILE *out = NULL;
     if (r == 0) {
-        printf("# bench_allreduce: %d ranks, float32 sum, in place; link %s; memcpy (1 thread, 16 MiB): %.2f GB/s\n", N,
-               comm_link(c)->name, memcpy_bw / 1e9);
+        printf("# bench_allreduce: %d ranks, float32 sum, in place, buffers on the %s; link %s; memcpy (1 thread, "
+               "16 MiB): %.2f GB/s\n",
+               N, device, comm_link(c)->name, memcpy_bw / 1e9);
         printf("#%11s %12s %6s %6s %10s %11s %8s %8s %7s\n", "size", "count", "type", "redop", "algo", "time", "algbw",
                "busbw", "#wrong");
         printf("#%11s %12s %6s %6s %10s %11s %8s %8s %7s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "");
@@ -137,12 +141,14 @@ int main(int argc, char **argv) {
             allreduce_fn fn = algos[a]->fn;
             long wrong = 0;
             if (check) {
-                for (size_t i = 0; i < count; i++) buf[i] = input(r, i);
+                for (size_t i = 0; i < count; i++) host[i] = input(r, i);
+                ops_from_host(ops, buf, host, count);
                 fn(&k, buf, count, REDOP_SUM);
+                ops_to_host(ops, host, buf, count);
                 for (size_t i = 0; i < count; i++) {
                     double s = 0;
                     for (int q = 0; q < N; q++) s += input(q, i);
-                    wrong += buf[i] != (float)s;
+                    wrong += host[i] != (float)s;
                 }
                 long all = 0;
                 comm_lib_allreduce(c, &wrong, &all, 1, DT_I64, REDOP_SUM);
@@ -153,6 +159,7 @@ int main(int argc, char **argv) {
             comm_barrier(c);
             double t0 = dp_now();
             for (int it = 0; it < n_iter; it++) fn(&k, buf, count, REDOP_SUM);
+            ops_sync(ops); /* the last reduction kernel too */
             double t = (dp_now() - t0) / n_iter, tsum = 0;
             comm_lib_allreduce(c, &t, &tsum, 1, DT_F64, REDOP_SUM);
             t = tsum / N;
@@ -174,7 +181,8 @@ int main(int argc, char **argv) {
         if (out) fclose(out);
     }
     coll_free(&k);
-    free(buf);
+    ops_free(ops, buf);
+    free(host);
     free(list);
     ops_destroy(ops);
     comm_finalize(c);

@@ -27,3 +27,12 @@ expect_error "checkpoint past --steps" "raise --steps" $TRAIN $QUICK --steps 2 -
 
 # DDP programs refuse what cannot be honoured.
 expect_error "empty micro-batches" "some micro-batches would be empty" build/solutions/06-accum/train_accum $QUICK --batch 4 --accum-steps 8 --steps 1
+
+# --device cuda where it cannot run: no GPU here (test_gpu exits 77 when it finds none), or no CUDA build.
+if [ -x build/tests/test_gpu ] && build/tests/test_gpu --probe >/dev/null 2>&1; then
+    pass "--device cuda: a GPU is present here (the GPU path is checked by tests/gpu/check.sh)"
+else
+    expect_error "--device cuda without a GPU" "CUDA" $TRAIN $QUICK --device cuda --steps 1
+    expect_error "DP_DEVICE=cuda without a GPU" "use --device cpu" env DP_DEVICE=cuda $TRAIN $QUICK --steps 1
+    expect_error "--comm nccl without a GPU" "--comm nccl" $TRAIN $QUICK --comm nccl --steps 1
+fi

@@ -1,0 +1,128 @@
+#!/bin/sh
+# tests/gpu/check.sh OUTDIR — everything that needs a GPU, in one run (about 5 minutes on one GPU).
+#
+#   1. build        make (every CUDA target) and the tests
+#   2. kernels      build/tests/test_gpu: every CUDA kernel against its CPU reference, fresh random
+#                   inputs, outputs poisoned before each run
+#   3. graders      lessons 01 03 05 06 08 graded with DP_DEVICE=cuda: every rank on the GPU (ranks share
+#                   it, device buffers staged through the host by MPI), each run against the CPU oracle
+#   4. nccl         DDP with --comm nccl: 1 rank (a real NCCL communicator) and 2 ranks sharing the GPU
+#                   (the host-staged fallback), both against the CPU oracle
+#   5. sanitizer    compute-sanitizer memcheck and racecheck over test_gpu, memcheck over 3 training steps
+#   6. benchmarks   reduce_add bandwidth against a device-to-device copy (same run); trainer step time
+#                   GPU against CPU; bus bandwidth of the ring with device buffers against the CPU one
+#
+# Writes OUTDIR/summary.md (the table), OUTDIR/*.log (every step's output) and prints the table.
+# Exit status: 0 when every check passed, 1 otherwise, 77 when there is no GPU at all.
+set -u
+OUT=${1:?usage: tests/gpu/check.sh OUTDIR}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 2
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+SUM="$OUT/summary.md"
+status=0
+start=$(date +%s)
+J=$(nproc 2>/dev/null || echo 4)
+
+row() { # CHECK RESULT DETAIL
+    printf '| %s | %s | %s |\n' "$1" "$2" "$3" >>"$SUM"
+    [ "$2" = FAIL ] && status=1
+    printf '%-28s %-5s %s\n' "$1" "$2" "$3"
+}
+# step NAME LOG LIMIT_S CMD...: run, record PASS/FAIL and the last line of its output
+step() {
+    name=$1 log="$OUT/$2" limit=$3
+    shift 3
+    t0=$(date +%s)
+    timeout -k 10 "$limit" "$@" >"$log" 2>&1
+    rc=$?
+    took=$(($(date +%s) - t0))
+    last=$(grep -v '^\s*$' "$log" | tail -n 1 | cut -c1-110)
+    if [ $rc = 0 ]; then row "$name" PASS "${took}s: $last"; else row "$name" FAIL "exit $rc after ${took}s: $last"; fi
+    return $rc
+}
+
+{
+    echo "# GPU check, $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo
+    echo "GPU: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
+    echo "CUDA: $(nvcc --version 2>/dev/null | tail -n 1)"
+    echo
+    echo "| check | result | detail |"
+    echo "|---|---|---|"
+} >"$SUM"
+
+# 1. build
+step "build (make, make test-build)" build.log 300 sh -c "make -j$J && make -j$J test-build" || {
+    cat "$SUM"
+    exit 1
+}
+if ! build/tests/test_gpu --probe; then
+    echo "no GPU visible: nothing to check here (everything else is tested by make test)" | tee -a "$SUM"
+    exit 77
+fi
+
+# 2. kernels against the CPU
+step "kernels vs CPU (test_gpu)" test_gpu.log 120 build/tests/test_gpu
+grep -E 'seed|FAILED|Failure' "$OUT/test_gpu.log" | head -n 5 | sed 's/^/    /'
+
+# 3. the graders on the GPU path (the reference solutions: full marks expected)
+for L in 01 03 05 06 08; do
+    step "grade $L on the GPU" "grade$L.log" 300 env DP_DEVICE=cuda DP_TIMEOUT_S=60 grading/grade "$L" --submission solutions --timeout 240
+done
+
+# 4. NCCL: DDP against the CPU oracle, one rank with NCCL, two ranks sharing the GPU (fallback)
+for n in 1 2; do
+    d=$(mktemp -d)
+    step "DDP --comm nccl, $n rank(s)" "nccl$n.log" 180 sh -c "cd $d && \
+        F='--preset tiny --data $ROOT/datasets/fixtures/tiny-train.tok --val none --steps 8 --lr 1e-2 --seed 3 --clip 0' && \
+        $ROOT/build/solutions/01-trainer/train \$F --device cpu --batch $((8 * n)) --dump ref.st >ref.log 2>&1 && \
+        DP_TIMEOUT_S=60 $ROOT/grading/mpirun -np $n $ROOT/build/solutions/05-ddp/train_ddp \$F --device cuda --comm nccl \
+            --batch 8 --dump sub.st && $ROOT/build/grading/equiv ref.st sub.st --world $n"
+    rm -rf "$d"
+done
+
+# 5. compute-sanitizer (part of the CUDA Toolkit; skipped when absent)
+CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
+if [ -n "$CS" ]; then
+    step "memcheck: test_gpu" memcheck.log 150 env DP_TEST_SEED=1 "$CS" --tool memcheck --error-exitcode 9 build/tests/test_gpu
+    step "racecheck: test_gpu" racecheck.log 150 env DP_TEST_SEED=1 "$CS" --tool racecheck --error-exitcode 9 build/tests/test_gpu
+    step "memcheck: 3 training steps" memcheck-train.log 150 "$CS" --tool memcheck --error-exitcode 9 \
+        build/solutions/01-trainer/train --device cuda --preset small --steps 3 --val none
+else
+    row "compute-sanitizer" SKIP "not installed"
+fi
+
+# 6. benchmarks
+step "bench: reduce_add vs D2D copy" bench-reduce.log 60 build/tests/test_gpu --bench 256
+sed 's/^/    /' "$OUT/bench-reduce.log"
+for dev in cpu cuda; do
+    step "bench: train step, $dev" "bench-train-$dev.log" 120 build/solutions/01-trainer/train --device $dev --steps 40 \
+        --val none --log-every 1000
+done
+step "bench: ring busbw, device buffers" bench-ring-cuda.log 120 grading/mpirun -np 2 \
+    build/solutions/04-ring-allreduce/bench_allreduce --device cuda --begin 1M --end 64M --algos ring,mpi
+step "bench: ring busbw, host buffers" bench-ring-cpu.log 120 grading/mpirun -np 2 \
+    build/solutions/04-ring-allreduce/bench_allreduce --begin 1M --end 64M --algos ring,mpi
+
+{
+    echo
+    echo "## Numbers"
+    echo
+    echo '```'
+    cat "$OUT/bench-reduce.log"
+    for dev in cpu cuda; do
+        printf 'train (default preset, batch 64), %s: %s\n' "$dev" "$(grep '^mean' "$OUT/bench-train-$dev.log")"
+    done
+    echo "bench_allreduce, 2 ranks, 64 MiB (size count type redop algo time_us algbw busbw wrong):"
+    for dev in cpu cuda; do
+        grep -E '^ +67108864 ' "$OUT/bench-ring-$dev.log" | sed "s/^/  $dev /"
+    done
+    echo '```'
+    echo
+    echo "total: $(($(date +%s) - start)) s"
+} >>"$SUM"
+echo
+cat "$SUM"
+exit $status
