@@ -6,7 +6,6 @@
 #include "rng.h"
 #include "util.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,46 +16,38 @@ static uint32_t rd32(const unsigned char *p) {
 
 static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
 
-static int fail(char *err, size_t n, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, n, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 int dataset_try_load(const char *path, dataset_t *ds, char *err, size_t errlen) {
     memset(ds, 0, sizeof *ds);
     size_t len = 0;
     unsigned char *buf = dp_read_file(path, &len);
     if (!buf)
-        return fail(err, errlen,
+        return dp_error(err, errlen,
                     "dataset %s not found or unreadable; build it with 'make dataset' or pass "
                     "--data PATH",
                     path);
     int rc = -1;
     if (len < DATA_HEADER_BYTES) {
-        fail(err, errlen, "%s is truncated: %zu bytes, shorter than the %d-byte header; rebuild it with 'make dataset'",
+        dp_error(err, errlen, "%s is truncated: %zu bytes, shorter than the %d-byte header; rebuild it with 'make dataset'",
              path, len, DATA_HEADER_BYTES);
         goto out;
     }
     if (memcmp(buf, DATA_MAGIC, 8) != 0) {
-        fail(err, errlen, "%s is not a dataset file (bad magic); rebuild it with 'make dataset'", path);
+        dp_error(err, errlen, "%s is not a dataset file (bad magic); rebuild it with 'make dataset'", path);
         goto out;
     }
     uint32_t version = rd32(buf + 8), V = rd32(buf + 12), crc = rd32(buf + 24);
     uint64_t n = rd64(buf + 16);
     if (version != DATA_VERSION) {
-        fail(err, errlen, "%s has format version %u, this build reads version %d; rebuild it", path,
+        dp_error(err, errlen, "%s has format version %u, this build reads version %d; rebuild it", path,
              version, DATA_VERSION);
         goto out;
     }
     if (V < 1 || V > 256) {
-        fail(err, errlen, "%s is corrupt: vocabulary size %u (1..256 allowed)", path, V);
+        dp_error(err, errlen, "%s is corrupt: vocabulary size %u (1..256 allowed)", path, V);
         goto out;
     }
     if ((uint64_t)len != DATA_HEADER_BYTES + V + n) {
-        fail(err, errlen,
+        dp_error(err, errlen,
              "%s is corrupt or truncated: header says %llu tokens (%llu bytes in all) but the file "
              "has %zu bytes; rebuild it",
              path, (unsigned long long)n, (unsigned long long)(DATA_HEADER_BYTES + V + n), len);
@@ -64,12 +55,12 @@ int dataset_try_load(const char *path, dataset_t *ds, char *err, size_t errlen) 
     }
     const uint8_t *tok = buf + DATA_HEADER_BYTES + V;
     if (crc32_update(0, tok, n) != crc) {
-        fail(err, errlen, "%s is corrupt: token checksum mismatch; rebuild it", path);
+        dp_error(err, errlen, "%s is corrupt: token checksum mismatch; rebuild it", path);
         goto out;
     }
     for (uint64_t i = 0; i < n; i++)
         if (tok[i] >= V) {
-            fail(err, errlen, "%s is corrupt: token %llu has id %u >= vocabulary size %u", path,
+            dp_error(err, errlen, "%s is corrupt: token %llu has id %u >= vocabulary size %u", path,
                  (unsigned long long)i, tok[i], V);
             goto out;
         }

@@ -6,7 +6,6 @@
 #include "util.h"
 
 #include <cjson/cJSON.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,14 +28,6 @@ struct st_writer {
     st_entry_t *entries;
     cJSON *meta;
 };
-
-static int fail(char *err, size_t n, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, n, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 st_writer_t *st_writer_new(void) {
     st_writer_t *w = dp_calloc(1, sizeof *w);
@@ -98,7 +89,7 @@ int st_writer_save(st_writer_t *w, const char *path, char *err, size_t errlen) {
     FILE *f = fopen(tmp, "wb");
     if (!f) {
         free(json);
-        return fail(err, errlen, "cannot write %s (does its directory exist?)", path);
+        return dp_error(err, errlen, "cannot write %s (does its directory exist?)", path);
     }
     unsigned char n8[8];
     for (int i = 0; i < 8; i++) n8[i] = (unsigned char)((uint64_t)padded >> (8 * i));
@@ -108,7 +99,7 @@ int st_writer_save(st_writer_t *w, const char *path, char *err, size_t errlen) {
     free(json);
     if (fclose(f) != 0 || !ok || rename(tmp, path) != 0) {
         remove(tmp);
-        return fail(err, errlen, "writing %s failed (disk full?)", path);
+        return dp_error(err, errlen, "writing %s failed (disk full?)", path);
     }
     return 0;
 }
@@ -137,18 +128,18 @@ static int by_offset(const void *a, const void *b) {
 int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
     memset(f, 0, sizeof *f);
     f->buf = dp_read_file(path, &f->len);
-    if (!f->buf) return fail(err, errlen, "%s not found or unreadable", path);
+    if (!f->buf) return dp_error(err, errlen, "%s not found or unreadable", path);
     cJSON *hdr = NULL;
     uint64_t hlen = 0;
     for (int i = 0; i < 8 && f->len >= 8; i++) hlen |= (uint64_t)f->buf[i] << (8 * i);
     if (f->len < 8 || hlen > ST_MAX_HEADER || hlen > f->len - 8) {
-        fail(err, errlen, "%s is not a safetensors file or is truncated (header length %llu, file %zu bytes)",
+        dp_error(err, errlen, "%s is not a safetensors file or is truncated (header length %llu, file %zu bytes)",
              path, (unsigned long long)hlen, f->len);
         goto bad;
     }
     hdr = cJSON_ParseWithLength((const char *)f->buf + 8, (size_t)hlen);
     if (!hdr || !cJSON_IsObject(hdr)) {
-        fail(err, errlen, "%s is corrupt: its header is not valid JSON", path);
+        dp_error(err, errlen, "%s is corrupt: its header is not valid JSON", path);
         goto bad;
     }
     const unsigned char *data = f->buf + 8 + hlen;
@@ -162,7 +153,7 @@ int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
             f->meta_values = dp_calloc((size_t)m, sizeof(char *));
             for (cJSON *kv = it->child; kv; kv = kv->next) {
                 if (!cJSON_IsString(kv)) {
-                    fail(err, errlen, "%s is corrupt: metadata '%s' is not a string", path, kv->string);
+                    dp_error(err, errlen, "%s is corrupt: metadata '%s' is not a string", path, kv->string);
                     goto bad;
                 }
                 f->meta_keys[f->nmeta] = dp_strdup(kv->string);
@@ -177,7 +168,7 @@ int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
         cJSON *off = cJSON_GetObjectItemCaseSensitive(it, "data_offsets");
         if (!cJSON_IsString(dt) || parse_dtype(dt->valuestring, &t->dt) != 0 || !cJSON_IsArray(shape) ||
             cJSON_GetArraySize(shape) > ST_MAX_DIMS || !cJSON_IsArray(off) || cJSON_GetArraySize(off) != 2) {
-            fail(err, errlen, "%s is corrupt: entry '%s' lacks a known dtype, a shape or data_offsets", path, t->name);
+            dp_error(err, errlen, "%s is corrupt: entry '%s' lacks a known dtype, a shape or data_offsets", path, t->name);
             goto bad;
         }
         t->ndim = cJSON_GetArraySize(shape);
@@ -185,14 +176,14 @@ int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
         for (int d = 0; d < t->ndim; d++) {
             double v = cJSON_GetArrayItem(shape, d)->valuedouble;
             if (v < 0 || v > 1e15) {
-                fail(err, errlen, "%s is corrupt: tensor '%s' has a bad shape", path, t->name);
+                dp_error(err, errlen, "%s is corrupt: tensor '%s' has a bad shape", path, t->name);
                 goto bad;
             }
             t->numel *= (t->shape[d] = (size_t)v);
         }
         double b = cJSON_GetArrayItem(off, 0)->valuedouble, e = cJSON_GetArrayItem(off, 1)->valuedouble;
         if (b < 0 || e < b || e > (double)data_len || (size_t)(e - b) != t->numel * dtype_size(t->dt)) {
-            fail(err, errlen, "%s is corrupt or truncated: tensor '%s' has data offsets [%.0f, %.0f] "
+            dp_error(err, errlen, "%s is corrupt or truncated: tensor '%s' has data offsets [%.0f, %.0f] "
                  "but the data section has %zu bytes and the tensor needs %zu",
                  path, t->name, b, e, data_len, t->numel * dtype_size(t->dt));
             goto bad;
@@ -211,18 +202,18 @@ int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
     }
     free(sorted);
     if (!tiled || expect != data + data_len) {
-        fail(err, errlen, "%s is corrupt: tensor data does not tile the data section (%zu bytes)", path, data_len);
+        dp_error(err, errlen, "%s is corrupt: tensor data does not tile the data section (%zu bytes)", path, data_len);
         goto bad;
     }
     const char *crc = st_meta(f, "crc32");
     char got[16];
     snprintf(got, sizeof got, "%08x", crc32_update(0, data, data_len));
     if (!crc) {
-        fail(err, errlen, "%s has no crc32 checksum in its metadata; it was not written by this course", path);
+        dp_error(err, errlen, "%s has no crc32 checksum in its metadata; it was not written by this course", path);
         goto bad;
     }
     if (strcmp(crc, got)) {
-        fail(err, errlen, "%s is corrupt: checksum mismatch (stored %s, computed %s)", path, crc, got);
+        dp_error(err, errlen, "%s is corrupt: checksum mismatch (stored %s, computed %s)", path, crc, got);
         goto bad;
     }
     cJSON_Delete(hdr);

@@ -119,3 +119,11 @@ void dp_mkdir_for(const char *path) {
         dp_fatal("cannot create directory %s: %s", d, strerror(errno));
     free(d);
 }
+
+int dp_error(char *err, size_t n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, n, fmt, ap);
+    va_end(ap);
+    return -1;
+}

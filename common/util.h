@@ -24,6 +24,10 @@ extern "C" {
 /* Print "<prog>: <message>" on stderr and end the job (all ranks) with exit status 1. */
 DP_NORETURN void dp_fatal(const char *fmt, ...) DP_PRINTF(1, 2);
 
+/* For functions that report errors into a caller's buffer: format the message into err[0..n) and
+ * return -1, so that `return dp_error(err, n, "...", ...);` is one line. */
+int dp_error(char *err, size_t n, const char *fmt, ...) DP_PRINTF(3, 4);
+
 /* Program name used as the prefix of error lines (set once from argv[0] by cli_parse or by hand). */
 void dp_set_progname(const char *argv0);
 const char *dp_progname(void);
