@@ -79,6 +79,8 @@ int allreduce_sweep(coll_t *k, allreduce_fn fn, const char *name, traffic_rule_f
     size_t lengths[] = {0, 1, (size_t)(N - 1), (size_t)N, (size_t)N + 1, 1009, (size_t)1 << 20};
     size_t maxlen = (size_t)1 << 20;
     float *buf = dp_malloc(maxlen * 4), *want = dp_malloc(maxlen * 4);
+    /* on a GPU context the all-reduce works on a device copy; the checks below read it back */
+    float *dev = k->ops->backend == OPS_CUDA ? ops_alloc(k->ops, maxlen) : NULL;
     for (int o = 0; o < 2 && !bad; o++) {
         redop_t op = o == 0 ? REDOP_SUM : REDOP_AVG;
         for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
@@ -91,7 +93,13 @@ int allreduce_sweep(coll_t *k, allreduce_fn fn, const char *name, traffic_rule_f
                 if (op == REDOP_AVG) want[i] = want[i] * (1.0f / (float)N);
             }
             comm_counters_t before = comm_counters(c);
-            fn(k, buf, count, op);
+            if (dev) {
+                ops_from_host(k->ops, dev, buf, count);
+                fn(k, dev, count, op);
+                ops_to_host(k->ops, buf, dev, count);
+            } else {
+                fn(k, buf, count, op);
+            }
             comm_counters_t d = comm_counters_diff(comm_counters(c), before);
             int mine = 0;
             for (size_t i = 0; i < count && !mine; i++) {
@@ -133,10 +141,11 @@ int allreduce_sweep(coll_t *k, allreduce_fn fn, const char *name, traffic_rule_f
             }
         }
     }
+    if (dev) ops_free(k->ops, dev);
     if (!bad && rank == 0)
-        printf("%s on %d rank%s: exact for lengths 0, 1, N-1, N, N+1, 1009, 2^20 (sum bit for bit, average within 1 "
+        printf("%s%s on %d rank%s: exact for lengths 0, 1, N-1, N, N+1, 1009, 2^20 (sum bit for bit, average within 1 "
                "ULP), traffic as expected, no library collectives\n",
-               name, N, N > 1 ? "s" : "");
+               name, dev ? " (GPU buffers)" : "", N, N > 1 ? "s" : "");
     free(buf);
     free(want);
     return bad;

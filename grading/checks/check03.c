@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SKIPPED 77
-
 /* n values plus 8 guard elements on each side that must stay untouched. */
 static int reduce_case(void (*fn)(float *, const float *, size_t), size_t n, const char *what) {
     size_t g = 8;

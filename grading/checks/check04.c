@@ -5,7 +5,8 @@
  *                                        2(N−1)/N·|g| bytes per rank (± one element per message)
  *   mpirun -np N check04 halves          reduce_scatter leaves the sum of chunk r on rank r;
  *                                        all_gather copies chunk r of rank r everywhere
- *   mpirun -np N check04 tree            tree_allreduce: exact sweep, binomial-tree traffic */
+ *   mpirun -np N check04 tree            tree_allreduce: exact sweep, binomial-tree traffic
+ *   mpirun -np N check04 ring_gpu        the ring sweep on GPU buffers (exit 77 = SKIPPED: no GPU) */
 #include "allreduce_check.h"
 #include "checklib.h"
 #include "ring.h"
@@ -133,6 +134,23 @@ static int ring_check(void) {
     return bad;
 }
 
+/* The same ring with the buffers in GPU memory: the reduction runs lesson 03's kernel, the transfers
+ * go through the comm seam's device path. A ring that touches buffer elements from C fails here. */
+static int ring_gpu_check(void) {
+    if (!ops_cuda_available()) {
+        printf("SKIP: no GPU on this machine: the ring is not run on device buffers\n");
+        exit(SKIPPED);
+    }
+    comm_opts_t o;
+    comm_opts_default(&o);
+    comm_t *c = comm_init(NULL, NULL, &o);
+    coll_t k;
+    coll_init(&k, c, ops_create(OPS_CUDA, 1));
+    int bad = allreduce_sweep(&k, ring_allreduce, "ring_allreduce", ring_traffic);
+    comm_finalize(c);
+    return bad;
+}
+
 static int tree_check(void) {
     coll_t k;
     comm_t *c = start(&k);
@@ -144,6 +162,7 @@ static int tree_check(void) {
 int main(int argc, char **argv) {
     dp_set_progname("check04");
     const ck_entry_t checks[] = {{"chunks", chunks_check}, {"ring", ring_check}, {"halves", halves_check},
-                                 {"tree", tree_check}, {NULL, NULL}};
+                                 {"tree", tree_check}, {"ring_gpu", ring_gpu_check},
+                                 {NULL, NULL}};
     return ck_main(argc, argv, checks);
 }

@@ -28,4 +28,8 @@ typedef struct {
 } ck_entry_t;
 int ck_main(int argc, char **argv, const ck_entry_t *checks);
 
+/* Exit status of a check that cannot run on this machine (no GPU): grading/grade reports SKIPPED
+ * and the check counts neither for nor against. */
+#define SKIPPED 77
+
 #endif
