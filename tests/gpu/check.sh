@@ -4,7 +4,7 @@
 #   1. build        make (every CUDA target) and the tests
 #   2. kernels      build/tests/test_gpu: every CUDA kernel against its CPU reference, fresh random
 #                   inputs, outputs poisoned before each run
-#   3. graders      lessons 01 03 04 05 06 08 graded with DP_DEVICE=cuda: every rank on the GPU (ranks share
+#   3. graders      lessons 01 to 08 graded with DP_DEVICE=cuda: every rank on the GPU (ranks share
 #                   it, device buffers staged through the host by MPI), each run against the CPU oracle
 #   4. nccl         DDP with --comm nccl: 1 rank (a real NCCL communicator) and 2 ranks sharing the GPU
 #                   (the host-staged fallback), both against the CPU oracle
@@ -68,7 +68,7 @@ step "kernels vs CPU (test_gpu)" test_gpu.log 120 build/tests/test_gpu
 grep -E 'seed|FAILED|Failure' "$OUT/test_gpu.log" | head -n 5 | sed 's/^/    /'
 
 # 3. the graders on the GPU path (the reference solutions: full marks expected)
-for L in 01 03 04 05 06 08; do
+for L in 01 02 03 04 05 06 07 08; do
     step "grade $L on the GPU" "grade$L.log" 300 env DP_DEVICE=cuda DP_TIMEOUT_S=60 grading/grade "$L" --submission solutions --timeout 240
 done
 
