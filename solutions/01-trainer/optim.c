@@ -24,30 +24,19 @@ void sgd_step(float *params, const float *grads, float *buf, size_t n, int64_t t
     }
 }
 
-void optim_init(optim_t *o, optim_kind_t kind, size_t n) {
-    o->ops = NULL;
-    o->kind = kind;
-    o->n = n;
-    o->t = 0;
-    o->adamw = (adamw_hparams_t){0.9, 0.999, 1e-8, 0.01};
-    o->sgd = (sgd_hparams_t){0.0, 0.0};
-    o->m = dp_calloc(n ? n : 1, sizeof(float));
-    o->v = kind == OPTIM_ADAMW ? dp_calloc(n ? n : 1, sizeof(float)) : NULL;
-}
+void optim_init(optim_t *o, optim_kind_t kind, size_t n) { optim_init_on(o, kind, n, NULL); }
 
 void optim_init_on(optim_t *o, optim_kind_t kind, size_t n, const ops_t *ops) {
-    if (!ops || ops->backend == OPS_CPU) {
-        optim_init(o, kind, n);
-        return;
-    }
+    bool device = ops && ops->backend != OPS_CPU;
+    o->ops = device ? ops : NULL;
     o->kind = kind;
     o->n = n;
     o->t = 0;
     o->adamw = (adamw_hparams_t){0.9, 0.999, 1e-8, 0.01};
     o->sgd = (sgd_hparams_t){0.0, 0.0};
-    o->ops = ops;
-    o->m = ops_alloc(ops, n ? n : 1);
-    o->v = kind == OPTIM_ADAMW ? ops_alloc(ops, n ? n : 1) : NULL;
+    size_t k = n ? n : 1;
+    o->m = device ? ops_alloc(ops, k) : dp_calloc(k, sizeof(float));
+    o->v = kind != OPTIM_ADAMW ? NULL : device ? ops_alloc(ops, k) : dp_calloc(k, sizeof(float));
 }
 
 void optim_free(optim_t *o) {
