@@ -47,24 +47,20 @@ if command -v gnuplot >/dev/null 2>&1; then
         echo "set output '$OUT/scaling.png'"
         echo 'set multiplot layout 1,2 title "strong scaling of DDP (fixed global batch, this machine, emulated links): model vs measurement"'
         echo 'set xlabel "ranks N"; set grid; set key top right; set xrange [0.8:8.2]'
-        echo 'set ylabel "speed-up T1/TN"'
-        printf 'plot '
-        sep=""
-        for link in ${LAB_LINKS:-nvlink ib}; do
-            printf "%s'%s' using 1:4 every ::2 with lines lw 2 title '%s model', '%s' using 1:7 every ::2 with points pt 7 ps 1.5 title '%s measured'" \
-                "$sep" "$OUT/model_$link.txt" "$link" "$OUT/model_$link.txt" "$link"
-            sep=", "
-        done
-        echo
-        echo 'set ylabel "efficiency T1/(N·TN)"'
-        printf 'plot '
-        sep=""
-        for link in ${LAB_LINKS:-nvlink ib}; do
-            printf "%s'%s' using 1:5 every ::2 with lines lw 2 title '%s model', '%s' using 1:8 every ::2 with points pt 7 ps 1.5 title '%s measured'" \
-                "$sep" "$OUT/model_$link.txt" "$link" "$OUT/model_$link.txt" "$link"
-            sep=", "
-        done
-        echo
+        # one panel: the model's column MODEL_COL as lines, the measurement's MEASURED_COL as points, per link
+        panel() { # YLABEL MODEL_COL MEASURED_COL
+            echo "set ylabel \"$1\""
+            printf 'plot '
+            sep=""
+            for link in ${LAB_LINKS:-nvlink ib}; do
+                printf "%s'%s' using 1:%d every ::2 with lines lw 2 title '%s model', '%s' using 1:%d every ::2 with points pt 7 ps 1.5 title '%s measured'" \
+                    "$sep" "$OUT/model_$link.txt" "$2" "$link" "$OUT/model_$link.txt" "$3" "$link"
+                sep=", "
+            done
+            echo
+        }
+        panel "speed-up T1/TN" 4 7
+        panel "efficiency T1/(N·TN)" 5 8
         echo 'unset multiplot'
     } | gnuplot && echo "lab: wrote $OUT/scaling.png"
 fi
