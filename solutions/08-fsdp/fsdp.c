@@ -212,7 +212,6 @@ static void take_shards(const fsdp_t *f, const model_t *m, const float *full, fl
     }
 }
 
-
 void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on) {
     memset(f, 0, sizeof *f);
     f->t = t;
@@ -259,8 +258,9 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on) {
     for (int u = 0; u < f->nunits; u++) m->unit_params[u] = m->unit_grads[u] = NULL;
     m->unit_hooks = (model_unit_hooks_t){f, pre_forward, post_forward, pre_backward, post_backward};
     coll_init(&f->coll, t->comm, t->ops);
-    f->host_ops = ops_create(OPS_CPU, 1);
-    coll_init(&f->host_coll, t->comm, f->host_ops);
+    /* a host context only when t->ops is a GPU's (a second CPU context would reset BLAS's threads) */
+    f->host_ops = t->ops->backend == OPS_CPU ? NULL : ops_create(OPS_CPU, t->ops->threads);
+    coll_init(&f->host_coll, t->comm, f->host_ops ? f->host_ops : t->ops);
     if (f->prefetch) {
         pthread_mutex_init(&f->lock, NULL);
         pthread_cond_init(&f->cv, NULL);

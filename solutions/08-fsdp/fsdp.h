@@ -44,7 +44,7 @@ typedef struct {
     comm_t *worker_comm;
     coll_t worker_coll;
     ops_t *worker_ops;       /* GPU: the worker's own stream (NULL on the CPU: it uses t->ops) */
-    ops_t *host_ops;         /* CPU context for host_coll */
+    ops_t *host_ops;         /* CPU context for host_coll when t->ops is a GPU's (else NULL) */
     ops_event_t *asked;      /* recorded on the compute stream when a unit is asked for: the
                               * worker's stream waits for it (the new buffer, the updated shard) */
     ops_event_t *gathered_ev;/* recorded on the worker's stream after a gather: the compute stream
