@@ -80,6 +80,15 @@ define compile_c
 	$(Q)$(CC) $(CFLAGS) $(3) -c $(2) -o $(1)
 endef
 
+# The same for CUDA sources, with nvcc.
+define compile_cu
+	@mkdir -p $(dir $(1))
+	@printf '{"directory":"%s","file":"%s","output":"%s","command":"%s"},\n' \
+		"$(CURDIR)" "$(2)" "$(1)" "$(NVCC) $(NVCCFLAGS) $(3) -c $(2) -o $(1)" > $(1).json
+	$(call say,NVCC,$(2))
+	$(Q)$(NVCC) $(NVCCFLAGS) $(3) -c $(2) -o $(1)
+endef
+
 # ---- common/ ----------------------------------------------------------------------------------
 COMMON_SRCS := $(filter-out %.cu,$(wildcard common/*.c))
 COMMON_OBJS := $(patsubst common/%.c,$(O)/common/%.o,$(COMMON_SRCS))
@@ -92,9 +101,7 @@ LIBDPC := $(O)/common/libdpc.a
 $(O)/common/%.o: common/%.c $(BUILD_DEPS)
 	$(call compile_c,$@,$<,)
 $(O)/common/%.cu.o: common/%.cu $(BUILD_DEPS)
-	@mkdir -p $(@D)
-	$(call say,NVCC,$<)
-	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(call compile_cu,$@,$<,)
 $(LIBDPC): $(COMMON_OBJS)
 	@rm -f $@
 	$(call say,AR,$@)
@@ -136,9 +143,7 @@ endef
 # CUDA sources of a lesson (LNN_CU), built when nvcc was found. $(1)..$(4) as lesson_obj.
 define lesson_cu
 $$($(1)_$(3)_DIR)/$(patsubst %.cu,%.cu.o,$(4)): $$(if $$(and $$(filter $(4),$$(L$(1)_STUDENT)),$$(filter-out solutions,$(2))),$(2)/$$(L$(1)_NAME)/$(4),solutions/$$(L$(1)_NAME)/$(4)) $$(BUILD_DEPS)
-	@mkdir -p $$(@D)
-	$$(call say,NVCC,$$<)
-	$$(Q)$$(NVCC) $$(NVCCFLAGS) $$($(1)_$(3)_INC) -c $$< -o $$@
+	$$(call compile_cu,$$@,$$<,$$($(1)_$(3)_INC))
 endef
 
 # $(1)=lesson $(2)=out $(3)=main source
