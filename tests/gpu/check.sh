@@ -13,6 +13,8 @@
 #                   GPU against CPU; bus bandwidth of the ring with device buffers against the CPU one
 #
 # Writes OUTDIR/summary.md (the table), OUTDIR/*.log (every step's output) and prints the table.
+# Needs what `make` needs (Open MPI, OpenBLAS, cJSON, cmocka, CUDA, NCCL): on a GPU machine without a
+# package registry they must be brought along; the build step lists what is missing.
 # Exit status: 0 when every check passed, 1 otherwise, 77 when there is no GPU at all.
 set -u
 OUT=${1:?usage: tests/gpu/check.sh OUTDIR}
@@ -55,6 +57,8 @@ step() {
 
 # 1. build
 step "build (make, make test-build)" build.log 300 sh -c "make -j$J && make -j$J test-build" || {
+    # a bare GPU image may lack the course's packages: configure's status lines say which
+    grep -iE 'missing' "$OUT/build.log" | sed 's/^/    /' | tee -a "$SUM"
     cat "$SUM"
     exit 1
 }
