@@ -20,7 +20,7 @@ MODEL=${LAB_MODEL:-build/solutions/09-scaling/scaling_model}
 G=${LAB_BATCH:-3360}
 NS=${LAB_NS:-1 2 3 4 5 6 7 8}
 CORES=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
-F="--hidden 256 --layers 2 --steps ${LAB_STEPS:-6} --log-every 100000 --val none --bucket-cap-mb 1000 --no-overlap ${LAB_DATA:-}"
+F="--hidden 256 --layers 2 --steps ${LAB_STEPS:-8} --log-every 100000 --val none --bucket-cap-mb 1000 --no-overlap ${LAB_DATA:-}"
 status=0
 for link in ${LAB_LINKS:-nvlink ib}; do
     : >"$OUT/measured_$link.txt"
@@ -29,8 +29,13 @@ for link in ${LAB_LINKS:-nvlink ib}; do
         grading/mpirun -np "$N" "$B/05-ddp/train_ddp" $F --batch $((G / N)) --link "$link" \
             --trace "$OUT/run.json" --ddp-log "$OUT/run_ddp.json" >"$OUT/run.log" 2>&1 ||
             { echo "lab: the run on $N ranks failed:"; tail -n 5 "$OUT/run.log"; exit 1; }
-        # mean step time on rank 0, warm-up (2 steps) excluded
-        ms=$(awk -F '\t' '$1 == 0 && $5 == "step" { k++; if (k > 2) { s += $4 - $3; n++ } } END { printf "%.3f", s / n }' "$OUT/run.json.tsv")
+        # the MEDIAN step time on rank 0, warm-up (3 steps: first touches, caches) excluded. A median,
+        # not a mean: ranks share the cores, and one step that the OS delays would drag a mean of a few
+        # steps 20-30% away from what the link and the compute cost.
+        ms=$(awk -F '\t' '$1 == 0 && $5 == "step" { k++; if (k > 3) t[n++] = $4 - $3 }
+            END { if (n == 0) exit 1; for (i = 1; i < n; i++) for (j = i; j > 0 && t[j - 1] > t[j]; j--) { x = t[j]; t[j] = t[j - 1]; t[j - 1] = x }
+                  printf "%.3f", n % 2 ? t[(n - 1) / 2] : (t[n / 2 - 1] + t[n / 2]) / 2 }' "$OUT/run.json.tsv") ||
+            { echo "lab: no step after the warm-up on $N ranks: give LAB_STEPS > 3" >&2; exit 2; }
         echo "$N $ms" >>"$OUT/measured_$link.txt"
     done
     P=$(sed -n 's/^train_ddp: \([0-9]*\) parameters.*/\1/p' "$OUT/run.log" | head -n 1)
