@@ -38,13 +38,7 @@ static void damaged(const char *name, void (*damage)(unsigned char *, size_t *),
     snprintf(q, sizeof q, "%s/%s", dir, name);
     const uint8_t tok[6] = {1, 2, 0, 3, 3, 1};
     assert_int_equal(dataset_write(p, ".abc", 4, tok, 6), 0);
-    size_t n;
-    unsigned char *b = dp_read_file(p, &n);
-    damage(b, &n);
-    FILE *f = fopen(q, "wb");
-    fwrite(b, 1, n, f);
-    fclose(f);
-    free(b);
+    copy_damaged(p, q, damage);
     dataset_t ds;
     assert_int_equal(dataset_try_load(q, &ds, err, sizeof err), -1);
     if (!strstr(err, needle)) fail_msg("error '%s' lacks '%s'", err, needle);

@@ -59,13 +59,7 @@ static void expect_refused(void (*damage)(unsigned char *, size_t *), const char
     path_of(p, sizeof p, "src.safetensors");
     path_of(q, sizeof q, "bad.safetensors");
     write_sample(p);
-    size_t len;
-    unsigned char *buf = dp_read_file(p, &len);
-    damage(buf, &len);
-    FILE *f = fopen(q, "wb");
-    fwrite(buf, 1, len, f);
-    fclose(f);
-    free(buf);
+    copy_damaged(p, q, damage);
     st_file_t s;
     err[0] = 0;
     assert_int_equal(st_load(q, &s, err, sizeof err), -1);

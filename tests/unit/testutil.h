@@ -1,6 +1,6 @@
-/* testutil.h — what the cmocka tests share: the cmocka includes, and running a function in a child
+/* testutil.h — what the cmocka tests share: the cmocka includes, running a function in a child
  * process to check that it exits (status and stderr), for the "one clear line and a non-zero exit"
- * promises. */
+ * promises, and damaged copies of files for the "refused with a reason" ones. */
 #ifndef DPC_TESTUTIL_H
 #define DPC_TESTUTIL_H
 
@@ -19,6 +19,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "util.h" /* dp_read_file */
 
 /* Run fn(arg) in a child; return its exit status (or 128 + signal) and its stderr in err. */
 static inline int run_child(void (*fn)(void *), void *arg, char *err, size_t errlen) {
@@ -42,6 +44,19 @@ static inline int run_child(void (*fn)(void *), void *arg, char *err, size_t err
     int status = 0;
     waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Write to dst a copy of the file src after damage(bytes, &length) has changed it. */
+static inline void copy_damaged(const char *src, const char *dst, void (*damage)(unsigned char *, size_t *)) {
+    size_t n;
+    unsigned char *b = dp_read_file(src, &n);
+    assert_non_null(b);
+    damage(b, &n);
+    FILE *f = fopen(dst, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, n, f), n);
+    fclose(f);
+    free(b);
 }
 
 /* Number of lines in s. */
