@@ -40,6 +40,9 @@ static int check_linear(int B, int in, int out, uint64_t seed) {
     memcpy(db, db0, (size_t)out * 4);
     ck_poison(dx, nx);
     linear_backward(cpu(), x, w, dy, B, in, out, dx, dw, db);
+    ck_tape("linear_backward dx", dx, nx * 4);
+    ck_tape("linear_backward dw", dw, nw * 4);
+    ck_tape("linear_backward db", db, (size_t)out * 4);
 
     double *ex = calloc(nx, 8), *ew = calloc(nw, 8), *eb = calloc((size_t)out, 8);
     double *ewt = calloc(nw, 8), *ew_new = calloc(nw, 8), *eb_first = calloc((size_t)out, 8), *eb_mean = calloc((size_t)out, 8);
@@ -132,6 +135,7 @@ static int check_linear(int B, int in, int out, uint64_t seed) {
     }
     /* dx == NULL: the first layer's input needs no gradient; must not crash or touch anything. */
     linear_backward(cpu(), x, w, dy, B, in, out, NULL, dw, db);
+    ck_tape("linear_backward with dx = NULL returned", NULL, 0);
     free(x), free(w), free(dy), free(dx), free(dw), free(db), free(dw0), free(db0);
     free(ex), free(ew), free(eb), free(ewt), free(ew_new), free(eb_first), free(eb_mean);
     return bad;
@@ -178,6 +182,7 @@ static int xent_backward_check(void) {
     }
     ck_poison(d, n);
     xent_backward(p, y, B, V, gs, d);
+    ck_tape("xent_backward dlogits", d, n * 4);
 
     double *want = malloc(n * 8), *alt = malloc(n * 8), *fd = malloc(n * 8);
     for (int b = 0; b < B; b++)
@@ -244,6 +249,9 @@ static int adamw_check(void) {
                                {0.99792701, -1.99846768, 0.498748183, 3.00067687}};
     for (int s = 0; s < 3 && !bad; s++) {
         adamw_step(th, g[s], m, v, 4, s + 1, &hp, 1e-3);
+        ck_tape("adamw_step trajectory theta", th, sizeof th);
+        ck_tape("adamw_step trajectory m", m, sizeof m);
+        ck_tape("adamw_step trajectory v", v, sizeof v);
         for (int i = 0; i < 4; i++)
             if (!(fabs(th[i] - want[s][i]) <= 1e-6 * fabs(want[s][i]))) {
                 printf("FAIL: the AdamW trajectory of pytorch_semantics.md §7.4 differs at step %d, element %d: got "
@@ -256,6 +264,9 @@ static int adamw_check(void) {
     /* 2. the moments after one step: m = (1-β1)g, v = (1-β2)g² */
     float t1[2] = {0.3f, -0.7f}, g1[2] = {0.5f, -2.0f}, m1[2] = {0}, v1[2] = {0};
     adamw_step(t1, g1, m1, v1, 2, 1, &hp, 1e-3);
+    ck_tape("adamw_step moments theta", t1, sizeof t1);
+    ck_tape("adamw_step moments m", m1, sizeof m1);
+    ck_tape("adamw_step moments v", v1, sizeof v1);
     for (int i = 0; i < 2; i++) {
         if (!(fabs(m1[i] - 0.1 * g1[i]) <= 1e-6 * fabs(0.1 * g1[i]))) {
             printf("FAIL: after one step m[%d] = %.7g, expected (1 − β1)·g = %.7g: the first moment is not updated "
@@ -274,6 +285,9 @@ static int adamw_check(void) {
     adamw_hparams_t nodecay = {0.9, 0.999, 1e-8, 0.0};
     float t2 = 0, g2 = 0.5f, m2 = 0, v2 = 0;
     adamw_step(&t2, &g2, &m2, &v2, 1, 1, &nodecay, 1e-3);
+    ck_tape("adamw_step bias correction theta", &t2, sizeof t2);
+    ck_tape("adamw_step bias correction m", &m2, sizeof m2);
+    ck_tape("adamw_step bias correction v", &v2, sizeof v2);
     double moved = -t2 / 1e-3;
     if (!(fabs(moved - 1.0) < 1e-4)) {
         bad = 1;
@@ -295,6 +309,9 @@ static int adamw_check(void) {
     /* 4. ε placement: g = 1e-10, θ = 0, λ = 0 ⇒ θ1 = −9.90099e-06 */
     float t3 = 0, g3 = 1e-10f, m3 = 0, v3 = 0;
     adamw_step(&t3, &g3, &m3, &v3, 1, 1, &nodecay, 1e-3);
+    ck_tape("adamw_step epsilon theta", &t3, sizeof t3);
+    ck_tape("adamw_step epsilon m", &m3, sizeof m3);
+    ck_tape("adamw_step epsilon v", &v3, sizeof v3);
     if (!(fabs(t3 + 9.90099e-06) <= 1e-4 * 9.90099e-06)) {
         bad = 1;
         if (t3 == 0)
@@ -312,6 +329,9 @@ static int adamw_check(void) {
     adamw_hparams_t decay = {0.9, 0.999, 1e-8, 0.1};
     float t4[2] = {2.0f, -3.0f}, g4[2] = {0, 0}, m4[2] = {0}, v4[2] = {0};
     adamw_step(t4, g4, m4, v4, 2, 1, &decay, 0.01);
+    ck_tape("adamw_step weight decay theta", t4, sizeof t4);
+    ck_tape("adamw_step weight decay m", m4, sizeof m4);
+    ck_tape("adamw_step weight decay v", v4, sizeof v4);
     for (int i = 0; i < 2; i++) {
         double w = (i == 0 ? 2.0 : -3.0) * (float)(1.0 - 0.01 * 0.1);
         if (fabs(t4[i] - w) <= 1e-6 * fabs(w)) continue;
@@ -381,6 +401,7 @@ static int gradcheck(void) {
     model_zero_grad(&m);
     model_forward(&m, ctx, tg, B);
     model_backward(&m, 1.0f, NULL, NULL);
+    ck_tape("model gradients after forward and backward", m.grads, m.layout.numel * 4);
     float *p64 = malloc(n * 4);
     memcpy(p64, m.params, n * 4);
     double *fd = malloc(n * 8);

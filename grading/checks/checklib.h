@@ -21,6 +21,27 @@ bool ck_close_f(const float *got, const float *want, size_t n, double tol);
 /* "name: max-abs X, first difference at index i: got vs expected" */
 void ck_describe(const char *name, const float *got, const double *want, size_t n);
 
+/* The tape: how a check is decided by a process that never ran student code.
+ *
+ * The grader runs every check program twice (grading/README.md, "Security model"):
+ *
+ *   run phase   (CK_PHASE=run, in the sandbox)  checkNN linked with the SUBMISSION
+ *               every ck_tape() call APPENDS what the student's code produced to a tape file;
+ *               whatever this process prints or returns decides nothing
+ *   judge phase (CK_PHASE=judge, trusted)       the same source linked with the REFERENCE
+ *               every ck_tape() call REPLACES the judge's own values by the recorded ones
+ *
+ * So after each call into student code the check passes every output it will look at through
+ * ck_tape, and all the comparisons that follow run on the student's values in both phases; only
+ * the judge's verdict counts. A tape that ends early (the run crashed, hung or exited) or holds
+ * something else than the judge asks for fails the check with a message saying so.
+ * Without CK_PHASE (a student running a check by hand) ck_tape does nothing.
+ * Tapes are CK_TAPE_DIR/tape.CHECK.N.RANK (N, RANK: the launcher's world size and rank). */
+void ck_tape(const char *what, void *data, size_t bytes);
+double ck_tape_double(const char *what, double value);
+/* "what: value" for an integer result (sizes, counts, offsets). */
+long long ck_tape_ll(const char *what, long long value);
+
 /* Run the named check from a table; the program's usage is "checkNN CHECK". */
 typedef struct {
     const char *name;
