@@ -1,11 +1,15 @@
 /* report — turn the grader's result table into JSON or a Gradescope results.json.
  *
- *   report --format json|gradescope [--out FILE] RESULTS.tsv
+ *   report --format json|gradescope [--out FILE] [--state TEXT] RESULTS.tsv
  *   report --validate FILE.json      check a Gradescope results.json (exit 0 when valid)
+ *   report --sanitize FILE [BYTES]   print FILE as safe text (what every report holds)
  *
  * RESULTS.tsv has one line per check, tab-separated:
- *   lesson  name  description  score  max_score  seconds  passed|failed  output_file
- * The output of failed checks (as captured by supervise) goes into the report, shortened. */
+ *   lesson  name  description  score  max_score  seconds  passed|failed  output_file  [visibility  note]
+ * The output of failed checks (as captured by supervise) goes into the report, shortened and
+ * sanitised: it is partly written by submitted code, so it may hold anything (terminal escapes,
+ * invalid UTF-8, megabytes). --state says how far grading got ("complete", or what was running when
+ * it stopped); the report is rewritten after every check, so a grader that is killed leaves one. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -14,18 +18,63 @@
 
 #define MAX_OUTPUT 6000
 
-static char *slurp(const char *path) {
+/* Length of the valid UTF-8 sequence at p (of at most n bytes), 0 when it is not one. Overlong
+ * forms, surrogates and code points past U+10FFFF are invalid. */
+static size_t utf8_len(const unsigned char *p, size_t n) {
+    if (p[0] < 0x80) return 1;
+    size_t len = p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 && p[0] <= 0xDF ? 2 : 0;
+    if (len == 0 || len > n || p[0] > 0xF4) return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((p[i] & 0xC0) != 0x80) return 0;
+    if (len == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0))) return 0;
+    if (len == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90))) return 0;
+    return len;
+}
+
+/* Valid UTF-8 with no control characters but newline and tab: invalid bytes become U+FFFD,
+ * controls (escape sequences, NUL, carriage returns, DEL) become '?'. */
+static char *sanitize(const unsigned char *in, size_t n) {
+    char *out = malloc(3 * n + 1), *o = out;
+    for (size_t i = 0; i < n;) {
+        size_t len = utf8_len(in + i, n - i);
+        if (len == 0) {
+            memcpy(o, "\xEF\xBF\xBD", 3), o += 3, i++;
+        } else if (len == 1 && ((in[i] < 0x20 && in[i] != '\n' && in[i] != '\t') || in[i] == 0x7F)) {
+            *o++ = '?', i++;
+        } else {
+            memcpy(o, in + i, len), o += len, i += len;
+        }
+    }
+    *o = 0;
+    return out;
+}
+
+/* The first max bytes of a file, sanitised; a note when there was more. */
+static char *slurp(const char *path, size_t max) {
     FILE *f = fopen(path, "rb");
     if (!f) return strdup("");
-    char *buf = malloc(MAX_OUTPUT + 64);
-    size_t n = fread(buf, 1, MAX_OUTPUT, f);
-    buf[n] = 0;
-    if (n == MAX_OUTPUT && fgetc(f) != EOF) strcat(buf, "\n[... shortened ...]\n");
+    unsigned char *raw = malloc(max + 1);
+    size_t n = fread(raw, 1, max, f);
+    int more = n == max && fgetc(f) != EOF;
     fclose(f);
-    /* keep it valid UTF-8-ish for JSON consumers: replace control bytes */
-    for (char *p = buf; *p; p++)
-        if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t') *p = '?';
-    return buf;
+    while (more && n > 0 && (raw[n - 1] & 0xC0) == 0x80) n--; /* do not cut a character in two */
+    if (more && n > 0 && raw[n - 1] >= 0xC0) n--;
+    char *text = sanitize(raw, n);
+    free(raw);
+    if (more) {
+        text = realloc(text, strlen(text) + 32);
+        strcat(text, "\n[... shortened ...]\n");
+    }
+    return text;
+}
+
+static int utf8_valid(const unsigned char *p, size_t n) {
+    for (size_t i = 0; i < n;) {
+        size_t len = utf8_len(p + i, n - i);
+        if (len == 0) return 0;
+        i += len;
+    }
+    return 1;
 }
 
 /* The fields Gradescope reads (https://gradescope-autograders.readthedocs.io, "Output format"). */
@@ -43,7 +92,8 @@ static int validate(const char *path) {
     const char *why = NULL;
     cJSON *tests = root ? cJSON_GetObjectItemCaseSensitive(root, "tests") : NULL;
     double sum = 0;
-    if (!root) why = "not valid JSON";
+    if (!utf8_valid((const unsigned char *)buf, n)) why = "not valid UTF-8";
+    else if (!root) why = "not valid JSON";
     else if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(root, "score"))) why = "no numeric top-level \"score\"";
     else if (!cJSON_IsArray(tests) || cJSON_GetArraySize(tests) == 0) why = "no \"tests\" array";
     else {
@@ -71,11 +121,18 @@ static int validate(const char *path) {
 }
 
 int main(int argc, char **argv) {
-    const char *format = "json", *out = NULL, *in = NULL;
+    const char *format = "json", *out = NULL, *in = NULL, *state = "complete";
     if (argc == 3 && !strcmp(argv[1], "--validate")) return validate(argv[2]);
+    if ((argc == 3 || argc == 4) && !strcmp(argv[1], "--sanitize")) {
+        char *text = slurp(argv[2], argc == 4 ? (size_t)strtoull(argv[3], NULL, 10) : MAX_OUTPUT);
+        fputs(text, stdout);
+        free(text);
+        return 0;
+    }
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--format") && i + 1 < argc) format = argv[++i];
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(argv[i], "--state") && i + 1 < argc) state = argv[++i];
         else in = argv[i];
     }
     int gradescope = !strcmp(format, "gradescope");
@@ -93,9 +150,9 @@ int main(int argc, char **argv) {
     char line[8192];
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
-        char *field[8] = {0};
+        char *field[10] = {0};
         int k = 0;
-        for (char *tok = line, *tab; k < 8 && tok; tok = tab ? tab + 1 : NULL) {
+        for (char *tok = line, *tab; k < 10 && tok; tok = tab ? tab + 1 : NULL) {
             tab = strchr(tok, '\t');
             if (tab) *tab = 0;
             field[k++] = tok;
@@ -103,6 +160,8 @@ int main(int argc, char **argv) {
         if (k < 8) continue;
         double s = atof(field[3]), m = atof(field[4]), t = atof(field[5]);
         int passed = !strcmp(field[6], "passed");
+        const char *visibility = k > 8 && field[8][0] ? field[8] : "visible";
+        const char *note = k > 9 ? field[9] : "";
         score += s;
         max += m;
         seconds += t;
@@ -117,35 +176,54 @@ int main(int argc, char **argv) {
         cJSON_AddNumberToObject(o, "score", s);
         cJSON_AddNumberToObject(o, "max_score", m);
         cJSON_AddStringToObject(o, "status", passed ? "passed" : "failed");
-        char *text = passed ? strdup("") : slurp(field[7]);
+        char *text = passed ? strdup("") : slurp(field[7], MAX_OUTPUT);
+        if (note[0]) { /* the note goes first: it says what the score does not */
+            char *with = malloc(strlen(text) + strlen(note) + 8);
+            sprintf(with, "NOTE: %s\n%s", note, text);
+            free(text);
+            text = with;
+        }
         cJSON_AddStringToObject(o, "output", text);
         free(text);
-        if (gradescope) cJSON_AddStringToObject(o, "visibility", "visible");
-        else cJSON_AddNumberToObject(o, "seconds", t);
+        if (gradescope) cJSON_AddStringToObject(o, "visibility", strcmp(visibility, "hidden") ? "visible" : "after_published");
+        else {
+            cJSON_AddNumberToObject(o, "seconds", t);
+            cJSON_AddStringToObject(o, "visibility", visibility);
+            cJSON_AddStringToObject(o, "note", note);
+        }
         cJSON_AddItemToArray(tests, o);
     }
     fclose(f);
     cJSON_AddNumberToObject(root, "score", score);
     if (gradescope) {
         cJSON_AddNumberToObject(root, "execution_time", (int)(seconds + 0.5));
-        char summary[128];
-        snprintf(summary, sizeof summary, "Score: %g/%g", score, max);
+        char summary[1024];
+        if (strcmp(state, "complete"))
+            snprintf(summary, sizeof summary, "Score: %g/%g. Grading did not finish: %s", score, max, state);
+        else snprintf(summary, sizeof summary, "Score: %g/%g", score, max);
         cJSON_AddStringToObject(root, "output", summary);
         cJSON_AddStringToObject(root, "visibility", "visible");
         cJSON_AddStringToObject(root, "stdout_visibility", "visible");
     } else {
         cJSON_AddNumberToObject(root, "max_score", max);
         cJSON_AddNumberToObject(root, "seconds", seconds);
+        cJSON_AddStringToObject(root, "state", state);
     }
     cJSON_AddItemToObject(root, "tests", tests);
     char *s = cJSON_Print(root);
-    FILE *o = out ? fopen(out, "w") : stdout;
+    /* written to FILE.tmp and renamed: a reader (or a grader killed mid-write) never sees half a file */
+    char tmp[4096];
+    if (out) snprintf(tmp, sizeof tmp, "%s.tmp", out);
+    FILE *o = out ? fopen(tmp, "w") : stdout;
     if (!o) {
         fprintf(stderr, "report: cannot write %s\n", out);
         return 2;
     }
     fprintf(o, "%s\n", s);
-    if (out) fclose(o);
+    if (out && (fclose(o) != 0 || rename(tmp, out) != 0)) {
+        fprintf(stderr, "report: cannot write %s\n", out);
+        return 2;
+    }
     free(s);
     cJSON_Delete(root);
     return 0;

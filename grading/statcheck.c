@@ -1,8 +1,10 @@
 /* statcheck — check a run's traffic counters (the --stats file of a trainer) against what the
  * algorithm must send.
  *
- *   statcheck STATS.json [--hint TEXT] EXPECTATION...
+ *   statcheck STATS.json [--ranks N] [--hint TEXT] EXPECTATION...
  *
+ * --ranks N: the file must hold exactly N ranks (a run that wrote fewer, or none, fails: its
+ * expectations would otherwise hold vacuously). Every rank must have every field.
  * EXPECTATION is WHO.FIELD=VALUE (exact) or WHO.FIELD=VALUE~TOL (within ±TOL), where WHO is
  * rank0, rank1, ..., workers (every rank but 0) or all, and FIELD one of msgs_sent, bytes_sent,
  * msgs_recv, bytes_recv, lib_calls, lib_bytes, ops. Prints every rank's counters, then one FAIL line
@@ -37,16 +39,31 @@ int main(int argc, char **argv) {
     }
     int N = cJSON_GetArraySize(ranks), failures = 0;
     const char *hint = NULL;
+    for (int i = 2; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--ranks") && atoi(argv[i + 1]) != N) {
+            printf("FAIL: %s holds %d rank%s, the run had %s\n", argv[1], N, N == 1 ? "" : "s", argv[i + 1]);
+            return 1;
+        }
     for (int r = 0; r < N; r++) {
         cJSON *o = cJSON_GetArrayItem(ranks, r);
         printf("rank %d:", r);
-        for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
-            printf(" %s %.0f", fields[k], cJSON_GetObjectItem(o, fields[k])->valuedouble);
+        for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+            cJSON *v = cJSON_GetObjectItem(o, fields[k]);
+            if (!cJSON_IsNumber(v)) {
+                printf("\nFAIL: rank %d of %s has no number '%s'\n", r, argv[1], fields[k]);
+                return 1;
+            }
+            printf(" %s %.0f", fields[k], v->valuedouble);
+        }
         printf("\n");
     }
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--hint") && i + 1 < argc) {
             hint = argv[++i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--ranks") && i + 1 < argc) {
+            i++;
             continue;
         }
         char who[32], field[32];

@@ -1,6 +1,6 @@
 # Lesson 01 — the single-device trainer (100 points). Sourced by grading/grade.
-C="$SUB_BUILD/grading/check01"
-T="$SUB_BUILD/01-trainer/train"
+C="$PROGS/grading/check01"
+T="$PROGS/01-trainer/train"
 check linear_backward 20 60 "Linear backward: dX, dW, db vs float64 oracle" -- "$C" linear_backward
 check xent_backward 15 60 "softmax cross-entropy backward" -- "$C" xent_backward
 check adamw 20 60 "AdamW step exactly as torch.optim.AdamW" -- "$C" adamw

@@ -1,6 +1,6 @@
 # Lesson 03 — naive all-reduce (60 points; the CUDA kernel's 10 count only where a GPU is present).
-C="$SUB_BUILD/grading/check03"
-D="$SUB_BUILD/03-naive-allreduce"
+C="$PROGS/grading/check03"
+D="$SUB_OBJS/03-naive-allreduce"
 check reduce_cpu 10 60 "reduce_add_cpu: exact, no writes outside the range" -- "$C" reduce_cpu
 check reduce_kernel 10 120 "reduce_add_kernel on the GPU: exact, block-size edges" -- "$C" reduce_kernel
 check ranks1_2 10 120 "naive all-reduce on 1 and 2 ranks: exact, root traffic 2(N-1)|g|" -- sh -c "\"$MPIRUN\" -np 1 \"$C\" allreduce && \"$MPIRUN\" -np 2 \"$C\" allreduce"

@@ -1,6 +1,6 @@
 # Lesson 04 — ring and tree all-reduce (80 points). Sourced by grading/grade.
-C="$SUB_BUILD/grading/check04"
-D="$SUB_BUILD/04-ring-allreduce"
+C="$PROGS/grading/check04"
+D="$SUB_OBJS/04-ring-allreduce"
 check chunks 10 60 "chunk_range: uneven chunks, the first count % N one longer" -- "$C" chunks
 check ring1_2 10 120 "ring all-reduce on 1 and 2 ranks: exact, 2(N-1) messages, 2(N-1)/N|g| bytes" -- sh -c "\"$MPIRUN\" -np 1 \"$C\" ring && \"$MPIRUN\" -np 2 \"$C\" ring"
 check ring3_4 10 120 "ring all-reduce on 3 and 4 ranks" -- sh -c "\"$MPIRUN\" -np 3 \"$C\" ring && \"$MPIRUN\" -np 4 \"$C\" ring"

@@ -4,7 +4,10 @@
 set -u
 n=$1
 shift
+i=0
 for cap in 0.000001 25 1000000; do
-    echo "== bucket_cap_mb $cap =="
-    sh "$GRADING/lessons/ddp-train.sh" "$SUB_BUILD/05-ddp/train_ddp" "$n" 8 "$cap" "$@" || exit 1
+    i=$((i + 1))
+    mkdir -p "cap$i" # each cap's run and judgement in a directory of its own
+    [ "$PHASE" = judge ] && echo "== bucket_cap_mb $cap =="
+    (cd "cap$i" && RUN_DIR="$RUN_DIR/cap$i" sh "$GRADING/lessons/ddp-train.sh" "$PROGS/05-ddp/train_ddp" "$n" 8 "$cap" "$@") || exit 1
 done

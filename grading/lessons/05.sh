@@ -1,5 +1,5 @@
 # Lesson 05 — DDP: buckets and overlap (80 points). Sourced by grading/grade.
-C="$SUB_BUILD/grading/check05"
+C="$PROGS/grading/check05"
 check buckets 10 60 "bucket assignment: reverse order, caps, the 1 MiB first bucket, >=" -- "$C" buckets
 check launch 10 60 "launch in bucket order once complete, pre-divided by N; no_sync launches nothing" -- "$C" launch
 check ranks1 10 180 "1 rank, caps tiny/25/huge: equivalent; buckets in order" -- sh "$GRADING/lessons/05-train.sh" 1 --clip 0

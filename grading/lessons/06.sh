@@ -1,5 +1,5 @@
 # Lesson 06 — gradient accumulation with no_sync (50 points). Sourced by grading/grade.
-A="$SUB_BUILD/06-accum/train_accum"
+A="$PROGS/06-accum/train_accum"
 R="$GRADING/lessons/ddp-train.sh"
 check k1 10 120 "k = 1 on 2 ranks: plain DDP still works" -- env SUB_EXTRA="--accum-steps 1" sh "$R" "$A" 2 12 0.000001 --clip 0
 check k3 10 120 "k = 3 on 2 ranks: equivalent to batch N·k·b, one all-reduce per bucket per step" -- env SUB_EXTRA="--accum-steps 3" sh "$R" "$A" 2 12 0.000001 --clip 0

@@ -4,16 +4,18 @@
 # and its traffic is exactly FSDP's: per step and unit an all-gather in forward, another in backward
 # and a reduce-scatter, N−1 ring messages each, plus one ring all-reduce of the squared norm.
 set -u
+. "$GRADING/lessons/lib.sh"
 n=$1
 shift
 K=8
-SUB_EXTRA="--stats stats.json ${SUB_EXTRA:-}" sh "$GRADING/lessons/train-equiv.sh" "$SUB_BUILD/08-fsdp/train_fsdp" "$n" 8 "$@"
+SUB_EXTRA="--stats stats.json ${SUB_EXTRA:-}" sh "$GRADING/lessons/train-equiv.sh" "$PROGS/08-fsdp/train_fsdp" "$n" 8 "$@"
 equiv=$?
-[ -f stats.json ] || exit 1
+[ "$PHASE" = judge ] || exit 0
+[ -f "$RUN_DIR/stats.json" ] || exit 1
 msgs=$((K * (3 * 4 * (n - 1) + 2 * (n - 1))))
 bytes=$(awk -v n="$n" -v K="$K" 'BEGIN { split("216 2080 1056 891", u, " "); s = 0
     for (i = 1; i <= 4; i++) s += 3 * (n - 1) * int((u[i] + n - 1) / n) * 4
     printf "%d", K * s }')
-"$STATCHECK" stats.json all.msgs_sent=$msgs all.msgs_recv=$msgs "all.bytes_sent=$bytes~$((K * 8 * n))" all.lib_calls=0 \
+"$STATCHECK" "$RUN_DIR/stats.json" --ranks "$n" all.msgs_sent=$msgs all.msgs_recv=$msgs "all.bytes_sent=$bytes~$((K * 8 * n))" all.lib_calls=0 \
     --hint "per step and unit: all-gather (forward), all-gather (backward), reduce-scatter — N−1 ring messages of one chunk c = ceil(n/N) each — and one all-reduce of the squared norm for clipping" || exit 1
 exit $equiv

@@ -1,5 +1,5 @@
 # Lesson 08 — FSDP (90 points). Sourced by grading/grade.
-C="$SUB_BUILD/grading/check08"
+C="$PROGS/grading/check08"
 check layout 10 60 "shard layout: c = ceil(n/N), padding at the end" -- "$C" layout
 check collect 15 120 "gather, reduce-scatter and global-norm clip on 2, 3 and 4 ranks" -- sh -c "\"$MPIRUN\" -np 2 \"$C\" collect && \"$MPIRUN\" -np 3 \"$C\" collect && \"$MPIRUN\" -np 4 \"$C\" collect"
 check ranks1_2 10 120 "1 and 2 ranks: equivalent to the reference, FSDP traffic" -- sh -c "sh \"$GRADING/lessons/08-train.sh\" 1 --clip 0 && sh \"$GRADING/lessons/08-train.sh\" 2 --clip 0"

@@ -4,6 +4,7 @@
 # trainer on the global batch, launch its buckets in order, and send exactly one ring all-reduce per
 # bucket per optimizer step (2(N−1) messages each) plus the initial broadcast.
 set -u
+. "$GRADING/lessons/lib.sh"
 prog=$1 n=$2 b=$3 cap=$4
 shift 4
 K=${STEPS:-8}
@@ -12,9 +13,11 @@ k=$(echo "${SUB_EXTRA:-}" | sed -n 's/.*--accum-steps \([0-9]*\).*/\1/p')
 EQUIV_EXTRA="--accum ${k:-1}" SUB_EXTRA="--stats stats.json --ddp-log ddp.json --init-seed-per-rank --bucket-cap-mb $cap ${SUB_EXTRA:-}" \
     sh "$GRADING/lessons/train-equiv.sh" "$prog" "$n" "$b" "$@"
 equiv=$?
+[ "$PHASE" = judge ] || exit 0
+cd "$RUN_DIR" || exit 2 # the run's files, read only
 [ -f ddp.json ] && [ -f stats.json ] || exit 1
-nb=$(sed -n 's/.*"nbuckets": *\([0-9]*\).*/\1/p' ddp.json)
-order=$(sed -n 's/.*"launch_order": *\[\(.*\)\].*/\1/p' ddp.json | tr -d ' ')
+nb=$(json_int ddp.json nbuckets | cut -c1-6)
+order=$(sed -n 's/.*"launch_order": *\[\([0-9, ]*\)\].*/\1/p' ddp.json | head -n 1 | cut -c1-2000 | tr -d ' ')
 want=$(awk -v n="$nb" 'BEGIN { for (i = 0; i < n; i++) printf "%s%d", i ? "," : "", i }')
 echo "buckets: $nb, launch order of the last step: [$order]"
 if [ "${nb:-0}" -lt 1 ]; then
@@ -32,7 +35,7 @@ if [ "$order" != "$want" ]; then
     exit 1
 fi
 per_step=$((nb * 2 * (n - 1)))
-"$STATCHECK" stats.json \
+"$STATCHECK" stats.json --ranks "$n" \
     rank0.msgs_sent=$((K * per_step + n - 1)) rank0.msgs_recv=$((K * per_step)) \
     workers.msgs_sent=$((K * per_step)) workers.msgs_recv=$((K * per_step + 1)) all.lib_calls=0 \
     --hint "per optimizer step every bucket must be all-reduced exactly once by the ring (2(N−1) messages per rank) — not once per micro-batch — after rank 0 broadcast the parameters once at construction" || exit 1

@@ -41,8 +41,10 @@ for link in ${LAB_LINKS:-nvlink ib}; do
     P=$(sed -n 's/^train_ddp: \([0-9]*\) parameters.*/\1/p' "$OUT/run.log" | head -n 1)
     nb=$(sed -n 's/.*"nbuckets": *\([0-9]*\).*/\1/p' "$OUT/run_ddp.json")
     c1=$(awk '$1 == 1 { print $2 }' "$OUT/measured_$link.txt")
-    "$MODEL" --compute-ms "$c1" --bytes $((P * 4)) --buckets "$nb" --cores "$CORES" --link "$link" \
-        --max-ranks 8 --measured "$OUT/measured_$link.txt" | tee "$OUT/model_$link.txt" || status=1
+    # the model's inputs, kept so that another model (a submission's, in the grader) predicts the same runs
+    echo "--compute-ms $c1 --bytes $((P * 4)) --buckets $nb --cores $CORES --link $link --max-ranks 8" >"$OUT/model_args_$link.txt"
+    # shellcheck disable=SC2046
+    "$MODEL" $(cat "$OUT/model_args_$link.txt") --measured "$OUT/measured_$link.txt" | tee "$OUT/model_$link.txt" || status=1
     echo
 done
 rm -f "$OUT/run.json" "$OUT/run.json.tsv" "$OUT/run_ddp.json"

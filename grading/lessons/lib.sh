@@ -1,0 +1,37 @@
+# lib.sh — what the grading scripts share (sourced). A grading script runs in the phases of
+# grading/grade's check(): $PHASE is prep, run (in the sandbox: only produce data) or judge
+# (trusted: decide, reading the run's files under $RUN_DIR).
+
+# run phase: launch N LOG PROGRAM [ARGS...] — PROGRAM on N ranks (N = 1: directly), its output in
+# LOG and its exit status in LOG.rc.
+launch() {
+    _n=$1 _log=$2
+    shift 2
+    if [ "$_n" = 1 ]; then "$@" >"$_log" 2>&1; else "$MPIRUN" -np "$_n" "$@" >"$_log" 2>&1; fi
+    echo $? >"$_log.rc"
+}
+
+# judge phase: launched LOG WHAT — did the run's launch into LOG end with status 0? If not, say how
+# it ended (crash signal, exit status, never finished) with its last lines, and return 1. The run
+# wrote these files, so they can only make a check fail, never pass: a forged 0 changes nothing
+# that the judge's own comparisons do not check.
+launched() {
+    _log=$RUN_DIR/$1
+    _rc=$(head -c 16 "$_log.rc" 2>/dev/null | tr -d '\n')
+    case $_rc in
+    0) return 0 ;;
+    "" | *[!0-9]*) echo "$2 did not finish (the run ended: $(echo "${RUN_STATUS:-?}" | cut -d' ' -f3-)); its last output:" ;;
+    *)
+        if [ "$_rc" -gt 128 ]; then
+            echo "$2 crashed: signal $((_rc - 128)) ($(kill -l $((_rc - 128)) 2>/dev/null)); its last output:"
+        else
+            echo "$2 failed (exit status $_rc); its last output:"
+        fi
+        ;;
+    esac
+    tail -n 20 "$_log" 2>/dev/null | cut -c1-300
+    return 1
+}
+
+# a number from a run's JSON file (the first "key": N), empty when there is none
+json_int() { sed -n "s/.*\"$2\":[[:space:]]*\([0-9]*\).*/\1/p" "$1" 2>/dev/null | head -n 1; }
