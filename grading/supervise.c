@@ -1,13 +1,15 @@
 /* supervise — run one command the way a grader must: bounded in time and output, never leaving a
  * process behind, and saying how it ended.
  *
- *   supervise [--timeout S] [--max-output BYTES] [--out FILE] -- command [args...]
+ *   supervise [--timeout S] [--max-output BYTES] [--out FILE] [--quiet-exit] -- command [args...]
  *
  * The command runs in a session of its own. Its stdout and stderr are captured together into FILE
  * (the first and last BYTES/2 bytes when it says more). When the time is up every process of that
  * session (mpirun and all its ranks, whatever process groups they made) gets SIGTERM, then SIGKILL.
  * On stdout, one line: "ok SECONDS" or "fail SECONDS REASON" where REASON is "exit N",
- * "signal N (Segmentation fault)" or "timeout after S s". Exit status 0 only for "ok". */
+ * "signal N (Segmentation fault)" or "timeout after S s". Exit status 0 only for "ok". FILE ends
+ * with a line saying how the run ended, unless it was a plain exit status and --quiet-exit is given
+ * (a judge whose exit status is its verdict). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -84,11 +86,12 @@ int main(int argc, char **argv) {
     double timeout = 60;
     size_t max_output = 16384;
     const char *out_path = NULL;
-    int i = 1;
+    int i = 1, quiet_exit = 0;
     for (; i < argc; i++) {
         if (!strcmp(argv[i], "--timeout") && i + 1 < argc) timeout = atof(argv[++i]);
         else if (!strcmp(argv[i], "--max-output") && i + 1 < argc) max_output = (size_t)atol(argv[++i]);
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
+        else if (!strcmp(argv[i], "--quiet-exit")) quiet_exit = 1;
         else if (!strcmp(argv[i], "--")) { i++; break; }
         else break;
     }
@@ -172,7 +175,7 @@ int main(int argc, char **argv) {
         FILE *f = fopen(out_path, "w");
         if (f) {
             capture_write(&cap, f);
-            if (reason[0]) fprintf(f, "%s[the run ended: %s]\n", cap.head_len && cap.head[cap.head_len - 1] != '\n' ? "\n" : "", reason);
+            if (reason[0] && !(quiet_exit && !timed_out && !WIFSIGNALED(status))) fprintf(f, "%s[the run ended: %s]\n", cap.head_len && cap.head[cap.head_len - 1] != '\n' ? "\n" : "", reason);
             fclose(f);
         }
     }

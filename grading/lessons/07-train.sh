@@ -6,5 +6,5 @@ set -u
 n=$1 b=$2
 shift 2
 STEPS=12 REF_EXTRA="--order sampler --sampler-replicas $n" SUB_EXTRA="--init-seed-per-rank" \
-    exec sh "$GRADING/lessons/train-equiv.sh" "$SUB_BUILD/07-sampler/train_sampler" "$n" "$b" \
+    exec sh "$GRADING/lessons/train-equiv.sh" "$PROGS/07-sampler/train_sampler" "$n" "$b" \
     --data "$ROOT/datasets/fixtures/micro-train.tok" "$@"

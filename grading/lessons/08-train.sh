@@ -7,6 +7,10 @@ set -u
 . "$GRADING/lessons/lib.sh"
 n=$1
 shift
+# a directory per world size: 08.sh runs this twice in one check
+mkdir -p "n$n" && cd "n$n" || exit 2
+RUN_DIR=$RUN_DIR/n$n
+export RUN_DIR
 K=8
 SUB_EXTRA="--stats stats.json ${SUB_EXTRA:-}" sh "$GRADING/lessons/train-equiv.sh" "$PROGS/08-fsdp/train_fsdp" "$n" 8 "$@"
 equiv=$?
