@@ -16,6 +16,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* chunk_range's answer as the judge reads it (checklib.h, "the tape"). */
+static void tape_chunk(const char *who, size_t count, int N, int i, size_t *off, size_t *len) {
+    char tag[128];
+    snprintf(tag, sizeof tag, "%s: chunk_range(count=%zu, N=%d, i=%d) offset", who, count, N, i);
+    ck_tape(tag, off, sizeof *off);
+    snprintf(tag, sizeof tag, "%s: chunk_range(count=%zu, N=%d, i=%d) length", who, count, N, i);
+    ck_tape(tag, len, sizeof *len);
+}
+
+/* Does chunk_range's chunk lie inside the buffer? (the loops below index with it) */
+static int chunk_inside(const char *who, size_t count, int N, int i, size_t off, size_t len) {
+    if (off <= count && len <= count - off) return 1;
+    printf("FAIL: %s, N=%d, count=%zu: chunk_range(count=%zu, N=%d, i=%d) = offset %zu, length %zu lies outside the "
+           "buffer\n",
+           who, N, count, count, N, i, off, len);
+    return 0;
+}
+
 static int chunks_check(void) {
     int bad = 0;
     size_t counts[] = {0, 1, 3, 10, 11, 1009, 1u << 20};
@@ -25,6 +43,7 @@ static int chunks_check(void) {
             for (int i = 0; i < N && !bad; i++) {
                 size_t off = 12345, len = 12345;
                 chunk_range(count, N, i, &off, &len);
+                tape_chunk("chunks", count, N, i, &off, &len);
                 size_t want = base + ((size_t)i < extra);
                 if (off != next || len != want) {
                     printf("FAIL: chunk_range(count=%zu, N=%d, i=%d) = offset %zu, length %zu; expected offset %zu, "
@@ -80,7 +99,12 @@ static int halves_check(void) {
         float *buf = dp_malloc(count * 4);
         for (size_t i = 0; i < count; i++) buf[i] = value(r, i);
         reduce_scatter(&k, buf, count);
+        char what[128];
+        snprintf(what, sizeof what, "reduce_scatter, N=%d, count=%zu: result", N, count);
+        ck_tape(what, buf, count * 4);
         chunk_range(count, N, r, &off, &len);
+        tape_chunk("halves", count, N, r, &off, &len);
+        if (!chunk_inside("reduce_scatter", count, N, r, off, len)) off = len = 0, bad = 1;
         for (size_t i = off; i < off + len && !bad; i++) {
             double s = 0;
             for (int q = 0; q < N; q++) s += value(q, i);
@@ -97,9 +121,18 @@ static int halves_check(void) {
         comm_counters_t before = comm_counters(c);
         all_gather(&k, buf, count);
         comm_counters_t d = comm_counters_diff(comm_counters(c), before);
+        snprintf(what, sizeof what, "all_gather, N=%d, count=%zu: result", N, count);
+        ck_tape(what, buf, count * 4);
+        snprintf(what, sizeof what, "all_gather, N=%d, count=%zu: traffic", N, count);
+        ck_tape(what, &d, sizeof d);
         for (int q = 0; q < N && !bad; q++) {
             size_t qo, ql;
             chunk_range(count, N, q, &qo, &ql);
+            tape_chunk("halves", count, N, q, &qo, &ql);
+            if (!chunk_inside("all_gather", count, N, q, qo, ql)) {
+                bad = 1;
+                break;
+            }
             for (size_t i = qo; i < qo + ql && !bad; i++)
                 if (buf[i] != 1000.0f + (float)q + (float)(i % 64) / 64.0f) {
                     printf("FAIL: all_gather, N=%d, count=%zu: rank %d element %zu (chunk %d) is %.7g, expected rank %d's "

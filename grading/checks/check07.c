@@ -21,21 +21,27 @@ static int sizes_check(void) {
     int bad = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sampler_t s;
-        if (sampler_init(&s, cases[i].L, cases[i].N, 0, false, 0, cases[i].drop) != 0) {
+        char what[96];
+        snprintf(what, sizeof what, "sampler_init(L=%zu, N=%d, rank 0, drop_last %d) returned", cases[i].L, cases[i].N,
+                 cases[i].drop);
+        if (ck_tape_ll(what, sampler_init(&s, cases[i].L, cases[i].N, 0, false, 0, cases[i].drop)) != 0) {
             printf("FAIL: sampler_init(L=%zu, N=%d, rank 0) was refused\n", cases[i].L, cases[i].N);
             bad = 1;
             continue;
         }
+        ck_tape("sampler_init num_samples", &s.num_samples, sizeof s.num_samples);
+        ck_tape("sampler_init total_size", &s.total_size, sizeof s.total_size);
         if (s.num_samples != (size_t)cases[i].want || s.total_size != (size_t)cases[i].want * (size_t)cases[i].N) {
             printf("FAIL: L=%zu, N=%d, drop_last=%s: num_samples %zu and total_size %zu, PyTorch gives %d and %d%s\n",
                    cases[i].L, cases[i].N, cases[i].drop ? "True" : "False", s.num_samples, s.total_size, cases[i].want,
                    cases[i].want * cases[i].N,
-                   cases[i].drop ? " (with drop_last: ceil((L − N)/N) when L %% N != 0)" : " (ceil(L/N), padded up)");
+                   cases[i].drop ? " (with drop_last: ceil((L − N)/N) when L % N != 0)" : " (ceil(L/N), padded up)");
             bad = 1;
         }
     }
     sampler_t s;
-    if (sampler_init(&s, 10, 3, 3, true, 0, false) == 0 || sampler_init(&s, 10, 3, -1, true, 0, false) == 0) {
+    if (ck_tape_ll("sampler_init(L=10, N=3, rank 3) returned", sampler_init(&s, 10, 3, 3, true, 0, false)) == 0 ||
+        ck_tape_ll("sampler_init(L=10, N=3, rank -1) returned", sampler_init(&s, 10, 3, -1, true, 0, false)) == 0) {
         printf("FAIL: rank 3 (or -1) of 3 replicas must be refused (PyTorch raises ValueError)\n");
         bad = 1;
     }
@@ -47,14 +53,15 @@ static int sizes_check(void) {
 static int expect_list(size_t L, int N, int rank, int shuffle, uint64_t seed, int64_t epoch, int drop,
                        const uint32_t *want, size_t nwant) {
     sampler_t s;
-    if (sampler_init(&s, L, N, rank, shuffle, seed, drop) != 0) {
+    if (ck_tape_ll("sampler_init returned", sampler_init(&s, L, N, rank, shuffle, seed, drop)) != 0) {
         printf("FAIL: sampler_init refused rank %d of %d\n", rank, N);
         return 1;
     }
     sampler_set_epoch(&s, epoch);
     uint32_t out[64];
     memset(out, 0xff, sizeof out);
-    size_t n = sampler_indices(&s, out);
+    size_t n = (size_t)ck_tape_ll("sampler_indices returned", (long long)sampler_indices(&s, out));
+    ck_tape("sampler_indices list", out, sizeof out);
     int bad = n != nwant;
     for (size_t i = 0; i < nwant && !bad; i++) bad = out[i] != want[i];
     if (bad) {
@@ -112,13 +119,14 @@ static int properties_for(size_t L, int N, uint64_t seed, int shuffle, int drop)
             sampler_t s;
             sampler_init(&s, L, N, r, shuffle, seed, drop);
             sampler_set_epoch(&s, epoch);
-            size_t n = sampler_indices(&s, mine);
+            size_t n = (size_t)ck_tape_ll("sampler_indices returned", (long long)sampler_indices(&s, mine));
             if (n != ns) {
                 printf("FAIL: L=%zu N=%d: rank %d yields %zu indices, every rank must yield num_samples = %zu\n", L, N, r,
                        n, ns);
                 bad = 1;
                 break;
             }
+            ck_tape("sampler_indices list", mine, ns * 4);
             for (size_t j = 0; j < n && !bad; j++) {
                 if (mine[j] != oracle[(size_t)r + j * R]) {
                     printf("FAIL: L=%zu N=%d seed=%llu epoch=%lld shuffle=%d drop_last=%d: rank %d's entry %zu is %u, "
@@ -159,7 +167,9 @@ static int properties_for(size_t L, int N, uint64_t seed, int shuffle, int drop)
         sampler_init(&b, L, N, 0, true, 1, drop);
         sampler_set_epoch(&a, 1);
         sampler_indices(&a, x);
+        ck_tape("sampler_indices list, seed 0 epoch 1", x, ns * 4);
         sampler_indices(&b, y);
+        ck_tape("sampler_indices list, seed 1 epoch 0", y, ns * 4);
         if (memcmp(x, y, ns * 4)) {
             printf("FAIL: (seed 0, epoch 1) and (seed 1, epoch 0) must give the same list: the generator is seeded with "
                    "seed + epoch\n");

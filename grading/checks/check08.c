@@ -31,13 +31,27 @@ static int layout_check(void) {
         memset(&f, 0, sizeof f);
         f.world_size = N;
         fsdp_shard_layout(&f, &m);
+        /* The layout as the submission made it: the unit count, then the first min(nunits, 4) units (all the
+         * check reads; the rest of units stays zero), then shard_numel. */
+        int own = f.nunits; /* what this process's own code set: how many units f.units holds here */
+        f.nunits = (int)ck_tape_ll("fsdp_shard_layout nunits", f.nunits);
+        fsdp_unit_t units[4];
+        memset(units, 0, sizeof units);
+        int k = f.nunits < 0 ? 0 : f.nunits > 4 ? 4 : f.nunits;
+        if (f.units) memcpy(units, f.units, (size_t)(k < own ? k : own) * sizeof(fsdp_unit_t));
+        ck_tape("fsdp_shard_layout units", units, (size_t)k * sizeof(fsdp_unit_t));
+        ck_tape("fsdp_shard_layout shard_numel", &f.shard_numel, sizeof f.shard_numel);
+        if (f.nunits != 4) {
+            printf("FAIL: N=%d: fsdp_shard_layout set nunits = %d; the model has 4 units (m->nunits)\n", N, f.nunits);
+            bad = 1;
+        }
         size_t off = 0;
         for (int u = 0; u < 4 && !bad; u++) {
             size_t c = (numel[u] + (size_t)N - 1) / (size_t)N;
-            if (f.nunits != 4 || f.units[u].numel != numel[u] || f.units[u].chunk != c || f.units[u].shard_offset != off) {
+            if (units[u].numel != numel[u] || units[u].chunk != c || units[u].shard_offset != off) {
                 printf("FAIL: n=%zu, N=%d: unit %d got numel %zu, chunk %zu, shard_offset %zu; expected %zu, %zu (= "
                        "ceil(n/N)), %zu\n",
-                       numel[u], N, u, f.units[u].numel, f.units[u].chunk, f.units[u].shard_offset, numel[u], c, off);
+                       numel[u], N, u, units[u].numel, units[u].chunk, units[u].shard_offset, numel[u], c, off);
                 bad = 1;
             }
             off += c;
@@ -71,7 +85,16 @@ static int collect_check(void) {
     f.t = &t;
     f.world_size = N;
     f.rank = r;
-    fsdp_shard_layout(&f, &m);
+    /* The layout is the check's own (ceil(n/N), packed; the layout check judges the submission's): run and
+     * judge then drive the same collectives over the same sizes, whatever fsdp_shard_layout does. */
+    f.nunits = 4;
+    f.units = dp_calloc(4, sizeof(fsdp_unit_t));
+    for (int u = 0; u < 4; u++) {
+        f.units[u].numel = numel[u];
+        f.units[u].chunk = (numel[u] + (size_t)N - 1) / (size_t)N;
+        f.units[u].shard_offset = f.shard_numel;
+        f.shard_numel += f.units[u].chunk;
+    }
     coll_init(&f.coll, c, t.ops);
     coll_init(&f.host_coll, c, t.ops);
     f.shard_params = dp_calloc(f.shard_numel + 1, sizeof(float));
@@ -81,11 +104,15 @@ static int collect_check(void) {
             size_t i = (size_t)r * f.units[u].chunk + j;
             f.shard_params[f.units[u].shard_offset + j] = i < numel[u] ? value(u, i) : 0.0f;
         }
-    for (int u = 0; u < 4 && !bad; u++) {
+    /* any: some rank failed. Every rank stops at the same point (after a bookkeeping all-reduce), so that
+     * no rank enters a collective that the others skip. */
+    int any = 0;
+    for (int u = 0; u < 4 && !any; u++) {
         size_t n = (size_t)N * f.units[u].chunk;
         float *full = dp_malloc(n * sizeof(float));
         for (size_t i = 0; i < n; i++) full[i] = NAN;
         fsdp_gather(&f, &f.coll, u, full);
+        ck_tape("fsdp_gather full unit", full, n * sizeof(float));
         for (size_t i = 0; i < n && !bad; i++) {
             float want = i < numel[u] ? value(u, i) : 0.0f;
             if (memcmp(&full[i], &want, 4)) {
@@ -99,6 +126,8 @@ static int collect_check(void) {
         for (size_t i = 0; i < n; i++) full[i] = i < numel[u] ? (float)(r + 1) * value(u, i) : 0.0f;
         memset(f.shard_grads, 0, (f.shard_numel + 1) * sizeof(float));
         fsdp_reduce_grads(&f, u, full);
+        ck_tape("fsdp_reduce_grads shard of the unit", f.shard_grads + f.units[u].shard_offset,
+                f.units[u].chunk * sizeof(float));
         for (size_t j = 0; j < f.units[u].chunk && !bad; j++) {
             size_t i = (size_t)r * f.units[u].chunk + j;
             double want = i < numel[u] ? (double)value(u, i) * (N + 1) / 2.0 : 0.0;
@@ -113,15 +142,16 @@ static int collect_check(void) {
             }
         }
         free(full);
+        comm_lib_allreduce(c, &bad, &any, 1, DT_I32, REDOP_MAX);
     }
     /* clip: every real gradient element 1.0 → norm = sqrt(Σ n_u); padding must not count */
-    if (!bad) {
+    if (!any) {
         for (int u = 0; u < 4; u++)
             for (size_t j = 0; j < f.units[u].chunk; j++) {
                 size_t i = (size_t)r * f.units[u].chunk + j;
                 f.shard_grads[f.units[u].shard_offset + j] = i < numel[u] ? 1.0f : 0.0f;
             }
-        double norm = fsdp_clip(&f, 0), want = sqrt(10 + 5 + 8 + 1);
+        double norm = ck_tape_double("fsdp_clip norm", fsdp_clip(&f, 0)), want = sqrt(10 + 5 + 8 + 1);
         if (fabs(norm - want) > 1e-5 * want) {
             printf("FAIL: fsdp_clip on rank %d: the norm is %.6g, the global norm is %.6g", r, norm, want);
             if (N > 1 && fabs(norm - want) > 0.2 * want && norm < want) printf(" — this looks like a LOCAL norm: all-reduce Σ g² first");
@@ -134,7 +164,7 @@ static int collect_check(void) {
                 size_t i = (size_t)r * f.units[u].chunk + j;
                 if (i >= numel[u]) f.shard_grads[f.units[u].shard_offset + j] = 100.0f;
             }
-        norm = fsdp_clip(&f, 0);
+        norm = ck_tape_double("fsdp_clip norm with garbage in the padding", fsdp_clip(&f, 0));
         if (!bad && fabs(norm - want) > 1e-5 * want) {
             printf("FAIL: fsdp_clip counts the padding: with padding elements set to 100 the norm became %.6g instead of "
                    "%.6g\n",
@@ -142,7 +172,6 @@ static int collect_check(void) {
             bad = 1;
         }
     }
-    int any = bad;
     comm_lib_allreduce(c, &bad, &any, 1, DT_I32, REDOP_MAX);
     if (!any && r == 0)
         printf("N=%d: gather exact with zero padding at the end; reduce-scatter averages into the shard; clip uses the "

@@ -77,9 +77,9 @@ static const char *env_or(const char *name, const char *fallback) {
 
 static void tape_fail(const char *what, const char *why) {
     fflush(stdout);
-    printf("FAIL: %s: the run of your code %s (record %lu of %s). It crashed, hung, exited early or wrote something "
-           "else: see its output below.\n",
-           what, why, tape.records + 1, tape.path);
+    printf("FAIL: the run of your code %s (%s, record %lu of its results): it crashed, hung, exited early or wrote "
+           "something else (its output, if any, is below)\n",
+           why, what, tape.records + 1);
     fflush(stdout);
     exit(1);
 }
@@ -96,7 +96,7 @@ static void tape_start(const char *check) {
         fprintf(stderr, "check: cannot write %s\n", tape.path);
         exit(2);
     }
-    if (!tape.f) tape_fail("start", "left no record at all");
+    if (!tape.f) tape_fail("its first result", "recorded no result at all");
 }
 
 /* A record: the name (NUL-terminated, at most 127 bytes), the byte count (u64), the bytes. */
