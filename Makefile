@@ -3,6 +3,7 @@
 #   make            build everything this machine can build (probes once, prints what it found)
 #   make demo       the main job: train, compare, plot (installs missing packages first)
 #   make test       every test; last line "N passed, N failed" (installs missing packages first)
+#   make test-hostile  the whole hostile-submission catalogue against the grader (make test runs a subset)
 #   make grade LESSON=01      grade your lessons/ (see grading/README.md)
 #   make bench      benchmarks (ratios against library baselines measured in the same run)
 #   make skeletons  regenerate lessons/ student files from solutions/
@@ -171,13 +172,17 @@ include grading/grading.mk
 include tests/tests.mk
 
 # ---- top-level targets --------------------------------------------------------------------------
-.PHONY: all sub deps demo test grade bench skeletons compdb clean help FORCE
+.PHONY: all sub deps demo test test-hostile grade bench skeletons compdb clean help FORCE
 
 # demo and test work as the first command on a fresh machine: install what is missing, then build.
 test:
 	@sh common/mk/deps.sh
 	@$(MAKE) --no-print-directory test-build
 	@sh tests/run
+test-hostile:
+	@sh common/mk/deps.sh
+	@$(MAKE) --no-print-directory -s grader-ready
+	@sh tests/hostile/check.sh
 demo:
 	@sh common/mk/deps.sh
 	@$(MAKE) --no-print-directory demo-run

@@ -18,6 +18,7 @@ libcjson-dev         checkpoint headers, stats and grader reports
 gnuplot-nox          PNG plots
 wamerican            the word list the default dataset is built from
 patch                applying the seeded-bug catalogue in tests/
+bubblewrap           the grader's sandbox for submitted code
 "
 
 check_only=0

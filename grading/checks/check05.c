@@ -129,7 +129,8 @@ static int expect_buckets(const char *what, const size_t *numel, int n, size_t c
             }
             for (int i = k->first_param; i <= k->last_param && !bad; i++)
                 if (tb.bucket_of[i] != b) {
-                    printf("FAIL: %s: bucket_of[%d] = %d, but parameter %d is in bucket %d\n", what, i, tb.bucket_of[i], i, b);
+                    printf("FAIL: %s: bucket_of[%d] = %d, but parameter %d is in bucket %d\n", what, i, tb.bucket_of[i],
+                           i, b);
                     bad = 1;
                 }
         }
