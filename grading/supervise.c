@@ -24,6 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Set by SIGINT/SIGTERM/SIGHUP: the run is killed before supervise goes, never left behind. */
+static volatile sig_atomic_t stop_signal;
+static void on_stop(int sig) { stop_signal = sig; }
+
 static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -123,6 +127,9 @@ int main(int argc, char **argv) {
         _exit(127);
     }
     close(fds[1]);
+    signal(SIGINT, on_stop);
+    signal(SIGTERM, on_stop);
+    signal(SIGHUP, on_stop);
     capture_t cap = {0};
     cap.half = max_output / 2;
     cap.head = malloc(cap.half);
@@ -135,6 +142,11 @@ int main(int argc, char **argv) {
             if (w == child) reaped = 1;
         }
         double t = now();
+        if (stop_signal) {
+            kill_session(child, SIGKILL);
+            signal(stop_signal, SIG_DFL);
+            raise(stop_signal);
+        }
         if (!timed_out && t - t0 > timeout) {
             timed_out = 1;
             kill_session(child, SIGTERM);

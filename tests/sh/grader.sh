@@ -94,10 +94,54 @@ cp -R "$TMP/broken/." "$TMP/class/carol/lessons/"
 cp -R solutions/. "$TMP/class/dave/"
 echo "garbage" >"$TMP/class/alice/lessons/01-trainer/model.c" # not a student file: must be ignored
 grading/grade-all "$TMP/class" --lessons "01" --out "$TMP/grades.csv" >"$TMP/ga" 2>&1
-if [ "$(wc -l <"$TMP/grades.csv")" = 5 ] && grep -q '^alice,100,100,100,' "$TMP/grades.csv" &&
-    grep -q '^bob,0,100,0,' "$TMP/grades.csv" && grep -q '^carol,0,100,0,' "$TMP/grades.csv" &&
-    grep -q '^dave,100,100,100,' "$TMP/grades.csv"; then
-    pass "grade-all: one row per student, non-student files ignored, a broken submission does not stop the batch"
+if [ "$(wc -l <"$TMP/grades.csv")" = 5 ] && grep -q '^"alice",100,100,100,"copied: ' "$TMP/grades.csv" &&
+    grep -q '^"bob",0,100,0,""$' "$TMP/grades.csv" && grep -q '^"carol",0,100,0,' "$TMP/grades.csv" &&
+    grep -q '^"dave",100,100,100,"copied: ' "$TMP/grades.csv"; then
+    pass "grade-all: one row per student, non-student files ignored, a broken submission does not stop the batch, the reference flagged as copied"
 else
     fail "grade-all: $(cat "$TMP/grades.csv") / $(tail -n 3 "$TMP/ga")"
+fi
+
+# Folder names with spaces, commas, quotes and non-ASCII, two students at once: RFC 4180 rows.
+mkdir -p "$TMP/names/Doe, Jane" "$TMP/names/Zoë \"Z\" Ng"
+cp -R solutions/01-trainer "$TMP/names/Doe, Jane/"
+cp -R lessons/01-trainer "$TMP/names/Zoë \"Z\" Ng/"
+grading/grade-all "$TMP/names" --lessons 01 -j 2 --out "$TMP/names.csv" >"$TMP/ga" 2>&1
+if grep -q '^"Doe, Jane",100,100,100,' "$TMP/names.csv" && grep -q '^"Zoë ""Z"" Ng",0,100,0,""$' "$TMP/names.csv"; then
+    pass "grade-all -j 2: any folder name, RFC 4180 quoting"
+else
+    fail "grade-all with odd names: $(cat "$TMP/names.csv") / $(tail -n 3 "$TMP/ga")"
+fi
+
+# The sandbox this machine gives (CI must have bubblewrap: the hostile catalogue relies on it).
+mode=$(grading/sandbox --probe)
+if [ "$(echo "$mode" | cut -d' ' -f1)" = bubblewrap ]; then
+    pass "the grader's sandbox here: $mode"
+else
+    fail "the grader's sandbox here is not bubblewrap: $mode"
+fi
+
+# A grader killed in the middle still leaves a valid report of the checks decided so far, saying so.
+grading/grade 01 --submission solutions --format gradescope --out "$TMP/killed.json" >/dev/null 2>&1 &
+pk=$!
+for _ in $(seq 1 100); do
+    grep -q '"name":' "$TMP/killed.json" 2>/dev/null && break
+    sleep 0.1
+done
+kill -9 $pk 2>/dev/null
+wait $pk 2>/dev/null
+if $REPORT --validate "$TMP/killed.json" >/dev/null && grep -q 'Grading did not finish' "$TMP/killed.json"; then
+    pass "a killed grader leaves a valid results file that says grading did not finish"
+else
+    fail "killed grader: $(head -c 300 "$TMP/killed.json" 2>/dev/null)"
+fi
+
+# The whole-grade limit: a hanging submission with long per-check limits is still bounded.
+start=$(date +%s)
+grading/grade 01 --submission "$TMP/hang" --total-timeout 8 --format json --out "$TMP/total.json" >"$TMP/g" 2>&1
+took=$(($(date +%s) - start))
+if [ $took -lt 40 ] && grep -q 'not run' "$TMP/g" && grep -q '"state":' "$TMP/total.json"; then
+    pass "--total-timeout 8 bounds a hanging submission (${took}s; later checks 'not run')"
+else
+    fail "--total-timeout: ${took}s, $(grep -E 'FAIL|Score' "$TMP/g" | head -n 4)"
 fi
