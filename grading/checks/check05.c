@@ -65,7 +65,9 @@ static bool tape_buckets(taped_buckets_t *tb, const ddp_t *d, int nparams, const
     size_t nb = (size_t)tb->nbuckets;
     tb->buckets = dp_calloc(nb ? nb : 1, sizeof(ddp_bucket_t));
     tb->bucket_of = dp_calloc((size_t)nparams, sizeof(int));
-    if (d->buckets && nb) memcpy(tb->buckets, d->buckets, nb * sizeof(ddp_bucket_t));
+    /* the judge's own d holds the reference's count, which may be fewer: the tape fills in the rest */
+    size_t have = d->nbuckets > 0 && (size_t)d->nbuckets < nb ? (size_t)d->nbuckets : nb;
+    if (d->buckets && have) memcpy(tb->buckets, d->buckets, have * sizeof(ddp_bucket_t));
     if (d->bucket_of) memcpy(tb->bucket_of, d->bucket_of, (size_t)nparams * sizeof(int));
     ck_tape("ddp_assign_buckets buckets", tb->buckets, nb * sizeof(ddp_bucket_t));
     ck_tape("ddp_assign_buckets bucket_of", tb->bucket_of, (size_t)nparams * sizeof(int));

@@ -11,13 +11,14 @@
 #     // forbid: TEXT                text that must appear in no output at all (optional)
 #     // args: --timeout 5           grading options (optional)
 #     // why: what the attack is
-# For each case one grade-all batch grades three students in order: the case, then the reference
-# solution ("clean") and the skeleton. It must hold that: the case gets its score in the text log,
+# Each case is graded by grade-all followed by the reference solution ("clean") and the skeleton
+# (--batch: all the cases in one batch, then those two). It must hold that: the case gets its score in the text log,
 # the JSON report, the Gradescope results (made from the same results by grading/report) and the
 # CSV row, all agreeing, with no score above the maximum; the JSON and Gradescope files are valid;
 # the expected texts are there and the forbidden ones nowhere; the clean submission scores full
 # and the skeleton 0 AFTER it (nothing leaked into later grades); no process of the sandbox is left.
 # One line per case: PASS/FAIL hostile CASE: ...  No CASE: every case.
+#   tests/hostile/check.sh [--batch] [CASE...]
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/dpc-hostile.XXXXXX")
@@ -43,87 +44,123 @@ sandbox_procs() {
     ps -eo uid=,stat= 2>/dev/null | awk -v u="$DPC_SANDBOX_UID" '$1 == u && $2 !~ /^Z/' | wc -l
 }
 
-run_case() {
+# stage CASE DIR: the case's submission (its lesson's student files) in DIR
+stage() {
     c=$1
-    name=$(basename "$c" .c)
     L=$(field lesson "$c")
     d=$(cd "$ROOT/solutions" && ls -d "$L"-*)
     base=$(field base "$c")
     [ "$base" = skeleton ] && base=lessons
+    mkdir -p "$2/$d"
+    cp -R "$ROOT/$base/$d/." "$2/$d/"
+    if [ -n "$(field file "$c")" ]; then
+        cp "$c" "$2/$d/$(field file "$c")"
+    else
+        cat "$c" >>"$2/$d/$(field append "$c")"
+    fi
+}
+
+# verify CASE K W: the case graded as student K (0001, ...) of the batch in W; appends to $problems
+verify() {
+    c=$1 k=$2 w=$3
+    name=$(basename "$c" .c)
     want=$(field score "$c")
     expect=$(field expect "$c")
     note=$(field note "$c")
     forbid=$(field forbid "$c")
-    args=$(field args "$c")
-    w=$TMP/$name
-    mkdir -p "$w/class/1-case/$d" "$w/class/2-clean/$d" "$w/class/3-skeleton/$d" "$w/reports"
-    cp -R "$ROOT/$base/$d/." "$w/class/1-case/$d/"
-    cp -R "$ROOT/solutions/$d/." "$w/class/2-clean/$d/"
-    cp -R "$ROOT/lessons/$d/." "$w/class/3-skeleton/$d/"
-    if [ -n "$(field file "$c")" ]; then
-        cp "$c" "$w/class/1-case/$d/$(field file "$c")"
-    else
-        cat "$c" >>"$w/class/1-case/$d/$(field append "$c")"
-    fi
-    before=$(cd "$ROOT" && find build/grading build/solutions grading -type f -newer "$c" 2>/dev/null | wc -l)
-    # shellcheck disable=SC2086
-    "$ROOT/grading/grade-all" "$w/class" --lessons "$L" --out "$w/grades.csv" --reports "$w/reports" \
-        --checks "$TMP/hidden" $args >"$w/batch.log" 2>&1
-    problems=""
     bad() { problems="$problems; $*"; }
-    row=$(grep '^"1-case"' "$w/grades.csv")
+    row=$(grep "^\"$name\"," "$w/grades.csv")
     total=$(echo "$row" | cut -d, -f2) max=$(echo "$row" | cut -d, -f3)
-    [ -n "$total" ] || bad "no CSV row for the case: $(tail -n 2 "$w/batch.log")"
+    [ -n "$total" ] || { bad "no CSV row: $(tail -n 2 "$w/batch.log")"; return; }
     case $want in
     0) [ "$total" = 0 ] || bad "scored $total/$max, expected 0" ;;
-    full) [ -n "$total" ] && [ "$total" = "$max" ] || bad "scored $total/$max, expected full marks" ;;
-    below) [ -n "$total" ] && [ "$total" -gt 0 ] && [ "$total" -lt "$max" ] || bad "scored $total/$max, expected between 0 and full" ;;
+    full) [ "$total" = "$max" ] || bad "scored $total/$max, expected full marks" ;;
+    below) [ "$total" -gt 0 ] && [ "$total" -lt "$max" ] || bad "scored $total/$max, expected between 0 and full" ;;
     esac
-    [ -n "$max" ] && [ -n "$total" ] && [ "$total" -le "$max" ] || bad "score $total above the maximum $max"
-    j=$w/reports/0001.json
-    "$REPORT" --validate "$j" >/dev/null 2>&1 || true # JSON reports are not Gradescope's format; checked below
-    "$REPORT" --format gradescope --out "$w/gs.json" "$w/reports/0001.tsv" 2>/dev/null
-    "$REPORT" --validate "$w/gs.json" >"$w/gs.v" 2>&1 || bad "Gradescope results invalid: $(cat "$w/gs.v")"
+    [ "$total" -le "$max" ] || bad "score $total above the maximum $max"
+    j=$w/reports/$k.json
+    "$REPORT" --format gradescope --out "$w/gs$k.json" "$w/reports/$k.tsv" 2>/dev/null
+    "$REPORT" --validate "$w/gs$k.json" >"$w/gs.v" 2>&1 || bad "Gradescope results invalid: $(cat "$w/gs.v")"
     js=$(sed -n 's/^[[:space:]]*"score":[[:space:]]*\([0-9.]*\),*$/\1/p' "$j" | head -n 1)
-    gs=$(sed -n 's/^[[:space:]]*"score":[[:space:]]*\([0-9.]*\),*$/\1/p' "$w/gs.json" | head -n 1)
+    gs=$(sed -n 's/^[[:space:]]*"score":[[:space:]]*\([0-9.]*\),*$/\1/p' "$w/gs$k.json" | head -n 1)
     [ "$js" = "$total" ] || bad "the JSON report says $js, the CSV $total"
     [ "$gs" = "$total" ] || bad "the Gradescope results say $gs, the CSV $total"
     grep -q '"state":[[:space:]]*"complete"' "$j" || bad "the JSON report is not complete: $(grep '"state"' "$j")"
-    tail -n 1 "$w/reports/0001.txt" | grep -q "^Score: $total/$max\$" || bad "the text log ends '$(tail -n 1 "$w/reports/0001.txt")', not Score: $total/$max"
-    if [ -n "$expect" ] && ! grep -qF -- "$expect" "$w/reports/0001.txt"; then bad "the text never says \"$expect\""; fi
+    tail -n 1 "$w/reports/$k.txt" | grep -q "^Score: $total/$max\$" || bad "the text log ends '$(tail -n 1 "$w/reports/$k.txt")', not Score: $total/$max"
+    if [ -n "$expect" ] && ! grep -qF -- "$expect" "$w/reports/$k.txt"; then bad "the text never says \"$expect\""; fi
     if [ -n "$note" ]; then
         echo "$row" | grep -qF -- "$note" || bad "the CSV note lacks \"$note\": $row"
         grep -qF -- "$note" "$j" || bad "the JSON report lacks the note \"$note\""
     fi
-    if [ -n "$forbid" ] && grep -rqF -- "$forbid" "$w/reports" "$w/grades.csv" "$w/batch.log"; then bad "an output shows \"$forbid\""; fi
-    if grep -rqF -- "$SECRET" "$w/reports/0001.txt" "$w/reports/0001.tsv" "$w/gs.json" "$w/grades.csv"; then
+    if [ -n "$forbid" ] && grep -qF -- "$forbid" "$w/reports/$k".* "$w/grades.csv" "$w/batch.log"; then bad "an output shows \"$forbid\""; fi
+    if grep -qF -- "$SECRET" "$w/reports/$k.txt" "$w/reports/$k.tsv" "$w/gs$k.json" "$w/grades.csv"; then
         bad "the hidden check's secret reached the student's output"
-    fi
-    grep -q '^"2-clean",\([0-9]*\),\1,' "$w/grades.csv" || bad "the clean submission after it: $(grep '^"2-clean"' "$w/grades.csv")"
-    grep -q '^"3-skeleton",0,' "$w/grades.csv" || bad "the skeleton after it: $(grep '^"3-skeleton"' "$w/grades.csv")"
-    left=$(sandbox_procs)
-    [ "$left" = 0 ] || bad "$left sandbox processes left running"
-    after=$(cd "$ROOT" && find build/grading build/solutions grading -type f -newer "$c" 2>/dev/null | wc -l)
-    [ "$before" = "$after" ] || bad "the grader's files changed"
-    if [ -z "$problems" ]; then
-        echo "PASS hostile $name: $total/$max as expected, clean and skeleton right after it ($(field why "$c"))"
-    else
-        echo "FAIL hostile $name:${problems#;}"
-        sed -n '1,12p' "$w/reports/0001.txt" 2>/dev/null | sed 's/^/    /'
     fi
 }
 
+# batch W ARGS CASE...: one grade-all over the cases in order, then the reference ("zz-clean") and
+# the skeleton ("zz-skeleton"); the clean and skeleton rows must be exactly full and zero.
+batch() {
+    w=$1 args=$2
+    shift 2
+    mkdir -p "$w/class" "$w/reports"
+    L=""
+    for c in "$@"; do
+        stage "$c" "$w/class/$(basename "$c" .c)"
+        L="$L $(field lesson "$c")"
+    done
+    L=$(echo "$L" | tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
+    for l in $L; do
+        d=$(cd "$ROOT/solutions" && ls -d "$l"-*)
+        mkdir -p "$w/class/zz-clean" "$w/class/zz-skeleton"
+        cp -R "$ROOT/solutions/$d" "$w/class/zz-clean/"
+        cp -R "$ROOT/lessons/$d" "$w/class/zz-skeleton/"
+    done
+    touch "$w/start"
+    # shellcheck disable=SC2086
+    "$ROOT/grading/grade-all" "$w/class" --lessons "$L" --out "$w/grades.csv" --reports "$w/reports" \
+        --checks "$TMP/hidden" $args >"$w/batch.log" 2>&1
+    after=""
+    grep -q '^"zz-clean",\([0-9]*\),\1,' "$w/grades.csv" || after="$after; the clean submission after it: $(grep '^"zz-clean"' "$w/grades.csv")"
+    grep -q '^"zz-skeleton",0,' "$w/grades.csv" || after="$after; the skeleton after it: $(grep '^"zz-skeleton"' "$w/grades.csv")"
+    for _ in 1 2 3 4 5; do [ "$(sandbox_procs)" = 0 ] && break; sleep 1; done
+    left=$(sandbox_procs)
+    [ "$left" = 0 ] || after="$after; $left sandbox processes left running"
+    changed=$(cd "$ROOT" && find build/grading build/solutions grading -type f -newer "$w/start" 2>/dev/null | head -n 3)
+    [ -z "$changed" ] || after="$after; the grader's files changed: $changed"
+    k=0
+    for c in "$@"; do
+        k=$((k + 1))
+        problems=$after
+        verify "$c" "$(printf '%04d' $k)" "$w"
+        name=$(basename "$c" .c)
+        if [ -z "$problems" ]; then
+            echo "PASS hostile $name: $(grep "^\"$name\"," "$w/grades.csv" | cut -d, -f2-3 | tr , /) as expected, then full and zero for the reference and the skeleton ($(field why "$c"))"
+        else
+            echo "FAIL hostile $name:${problems#;}"
+            sed -n '1,12p' "$w/reports/$(printf '%04d' $k).txt" 2>/dev/null | sed 's/^/    /'
+        fi
+    done
+}
+
+# --batch: all the cases in one grade-all batch (make test: fast, one clean and skeleton grade at
+# the end prove that no case left anything behind); otherwise each case in a batch of its own.
+mode=each
+[ "${1:-}" = --batch ] && { mode=batch; shift; }
 cases=""
 if [ $# = 0 ]; then
     cases=$(ls "$ROOT"/tests/hostile/*.c)
 else
     for c in "$@"; do cases="$cases $ROOT/tests/hostile/$c.c"; done
 fi
-status=0
-for c in $cases; do
-    [ -f "$c" ] || { echo "FAIL hostile $(basename "$c" .c): no such case"; status=1; continue; }
-    out=$(run_case "$c")
-    echo "$out"
-    case $out in FAIL*) status=1 ;; esac
-done
-exit $status
+for c in $cases; do [ -f "$c" ] || { echo "FAIL hostile $(basename "$c" .c): no such case"; exit 1; }; done
+if [ $mode = batch ]; then
+    for c in $cases; do [ -z "$(field args "$c")" ] || { echo "FAIL hostile $(basename "$c" .c): has grading options, cannot be batched"; exit 1; }; done
+    # shellcheck disable=SC2086
+    out=$(batch "$TMP/batch" "" $cases)
+else
+    out=$(for c in $cases; do batch "$TMP/$(basename "$c" .c)" "$(field args "$c")" "$c"; done)
+fi
+echo "$out"
+case $out in *FAIL*) exit 1 ;; esac
+exit 0
