@@ -162,7 +162,9 @@ $(foreach l,$(LESSONS),$(eval $(call lesson_tree,$(l),solutions,$(O)/solutions,$
 $(foreach l,$(LESSONS),$(eval $(call lesson_tree,$(l),lessons,$(O)/lessons,$(LESSON_STACK_O))))
 ifdef SUB
 SUB_O ?= $(O)/sub
-SUB_STACK_O := $(if $(filter own,$(STACK)),$(SUB_O),$(O)/solutions)
+# SUB_STACK: a directory of prebuilt reference libraries (NN-name/libNN.a) the grader stages for
+# the sandbox, where the rest of the reference build is hidden; they have no rules here.
+SUB_STACK_O := $(if $(filter own,$(STACK)),$(SUB_O),$(or $(SUB_STACK),$(O)/solutions))
 $(foreach l,$(LESSONS),$(eval $(call lesson_tree,$(l),$(SUB),$(SUB_O),$(SUB_STACK_O))))
 endif
 

@@ -1,7 +1,10 @@
 /* overlap — did communication overlap computation? Reads the TSV a trainer's --trace writes.
  *
- *   overlap TRACE.json.tsv [--skip K] [--max-ratio R]
+ *   overlap TRACE.json.tsv [--skip K] [--max-ratio R] [--ranks N] [--steps S]
  *
+ * The trace was written by the code under test, so it is checked before it is believed: with
+ * --ranks and --steps it must hold exactly N ranks of S "step" spans each; every span must have a
+ * rank in [0, 1024), finite times and t1 >= t0; at most 200000 spans.
  * For every rank and every "step" span after the first K (warm-up), from the spans inside it:
  *   compute = step − "wait for all-reduces"     (forward, backward, optimizer: the compute thread busy)
  *   comm    = Σ "allreduce ..." spans on the comm track
@@ -25,10 +28,12 @@ typedef struct {
 
 int main(int argc, char **argv) {
     const char *path = NULL;
-    int skip = 2;
+    int skip = 2, want_ranks = 0, want_steps = 0;
     double max_ratio = 1.25;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--skip") && i + 1 < argc) skip = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--ranks") && i + 1 < argc) want_ranks = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--steps") && i + 1 < argc) want_steps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--max-ratio") && i + 1 < argc) max_ratio = atof(argv[++i]);
         else path = argv[i];
     }
@@ -42,14 +47,34 @@ int main(int argc, char **argv) {
     char line[512];
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#') continue;
+        if (n == 200000) {
+            printf("FAIL: the trace %s has more than 200000 spans: not a trace of this run\n", path);
+            return 1;
+        }
         if (n == cap) s = realloc(s, (size_t)(cap *= 2) * sizeof *s);
         span_t *x = &s[n];
         if (sscanf(line, "%d\t%15[^\t]\t%lf\t%lf\t%47[^\n]", &x->rank, x->track, &x->t0, &x->t1, x->name) == 5) {
+            if (x->rank < 0 || x->rank >= 1024 || !isfinite(x->t0) || !isfinite(x->t1) || x->t1 < x->t0) {
+                printf("FAIL: the trace %s has a span that cannot be (rank %d, %g..%g ms)\n", path, x->rank, x->t0, x->t1);
+                return 1;
+            }
             if (x->rank + 1 > nranks) nranks = x->rank + 1;
             n++;
         }
     }
     fclose(f);
+    if (want_ranks && nranks != want_ranks) {
+        printf("FAIL: the trace holds %d rank%s, the run had %d\n", nranks, nranks == 1 ? "" : "s", want_ranks);
+        return 1;
+    }
+    for (int r = 0; r < nranks && want_steps; r++) {
+        int steps = 0;
+        for (int i = 0; i < n; i++) steps += s[i].rank == r && !strcmp(s[i].name, "step");
+        if (steps != want_steps) {
+            printf("FAIL: rank %d's trace holds %d steps, the run had %d\n", r, steps, want_steps);
+            return 1;
+        }
+    }
     int failures = 0;
     for (int r = 0; r < nranks; r++) {
         double sum_step = 0, sum_compute = 0, sum_comm = 0, worst_late = -1e30;

@@ -1,7 +1,8 @@
 /* supervise — run one command the way a grader must: bounded in time and output, never leaving a
  * process behind, and saying how it ended.
  *
- *   supervise [--timeout S] [--max-output BYTES] [--out FILE] [--quiet-exit] -- command [args...]
+ *   supervise [--timeout S] [--max-output BYTES] [--out FILE] [--quiet-exit] [--max-dir-bytes DIR BYTES]
+ *             -- command [args...]
  *
  * The command runs in a session of its own. Its stdout and stderr are captured together into FILE
  * (the first and last BYTES/2 bytes when it says more). When the time is up every process of that
@@ -9,11 +10,14 @@
  * On stdout, one line: "ok SECONDS" or "fail SECONDS REASON" where REASON is "exit N",
  * "signal N (Segmentation fault)" or "timeout after S s". Exit status 0 only for "ok". FILE ends
  * with a line saying how the run ended, unless it was a plain exit status and --quiet-exit is given
- * (a judge whose exit status is its verdict). */
+ * (a judge whose exit status is its verdict). --max-dir-bytes: every process of the run is killed
+ * once the files under DIR take more than BYTES of disk ("wrote more than N MiB": a run that fills
+ * the disk with many files, each within the file-size limit). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -61,6 +65,19 @@ static void kill_session(pid_t sid, int sig) {
     closedir(d);
 }
 
+/* Disk used under a directory (allocated blocks: a sparse file counts for what it really takes). */
+static unsigned long long dir_bytes;
+static int add_file(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+    (void)path, (void)type, (void)ftw;
+    dir_bytes += (unsigned long long)st->st_blocks * 512;
+    return 0;
+}
+static unsigned long long disk_used(const char *dir) {
+    dir_bytes = 0;
+    nftw(dir, add_file, 16, FTW_PHYS);
+    return dir_bytes;
+}
+
 typedef struct {
     char *head, *tail; /* first half kept as is, last half as a ring */
     size_t half, head_len, tail_len, tail_pos, dropped;
@@ -89,13 +106,18 @@ static void capture_write(const capture_t *c, FILE *f) {
 int main(int argc, char **argv) {
     double timeout = 60;
     size_t max_output = 16384;
-    const char *out_path = NULL;
-    int i = 1, quiet_exit = 0;
+    const char *out_path = NULL, *watch_dir = NULL;
+    unsigned long long max_dir_bytes = 0;
+    int i = 1, quiet_exit = 0, too_big = 0;
     for (; i < argc; i++) {
         if (!strcmp(argv[i], "--timeout") && i + 1 < argc) timeout = atof(argv[++i]);
         else if (!strcmp(argv[i], "--max-output") && i + 1 < argc) max_output = (size_t)atol(argv[++i]);
         else if (!strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
         else if (!strcmp(argv[i], "--quiet-exit")) quiet_exit = 1;
+        else if (!strcmp(argv[i], "--max-dir-bytes") && i + 2 < argc) {
+            watch_dir = argv[++i];
+            max_dir_bytes = strtoull(argv[++i], NULL, 10);
+        }
         else if (!strcmp(argv[i], "--")) { i++; break; }
         else break;
     }
@@ -135,7 +157,7 @@ int main(int argc, char **argv) {
     cap.head = malloc(cap.half);
     cap.tail = malloc(cap.half);
     int status = 0, reaped = 0, timed_out = 0, pipe_open = 1;
-    double kill_at = 0;
+    double kill_at = 0, next_watch = t0 + 0.5;
     while (!reaped || pipe_open) {
         if (!reaped) {
             pid_t w = waitpid(child, &status, WNOHANG);
@@ -147,6 +169,13 @@ int main(int argc, char **argv) {
             signal(stop_signal, SIG_DFL);
             raise(stop_signal);
         }
+        if (watch_dir && !timed_out && !too_big && t > next_watch) {
+            next_watch = t + 0.5;
+            if (disk_used(watch_dir) > max_dir_bytes) {
+                too_big = 1;
+                kill_session(child, SIGKILL);
+            }
+        }
         if (!timed_out && t - t0 > timeout) {
             timed_out = 1;
             kill_session(child, SIGTERM);
@@ -157,7 +186,7 @@ int main(int argc, char **argv) {
             kill_at = 0;
         }
         /* Leftover processes of the session may hold the pipe open after the child is gone. */
-        if (reaped && pipe_open && timed_out && kill_at == 0) break;
+        if (reaped && pipe_open && (timed_out || too_big) && kill_at == 0) break;
         if (!pipe_open) {
             usleep(10000);
             continue;
@@ -177,7 +206,10 @@ int main(int argc, char **argv) {
     kill_session(child, SIGKILL);
     double elapsed = now() - t0;
     char reason[160] = "";
-    if (timed_out)
+    if (too_big)
+        snprintf(reason, sizeof reason, "wrote more than %llu MiB under its directory (every process of the run was killed)",
+                 max_dir_bytes >> 20);
+    else if (timed_out)
         snprintf(reason, sizeof reason, "timeout after %g s (every process of the run was killed)", timeout);
     else if (WIFSIGNALED(status))
         snprintf(reason, sizeof reason, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));

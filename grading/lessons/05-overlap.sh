@@ -28,6 +28,6 @@ run)
 judge)
     cat input/link.txt
     launched run.log "your DDP trainer" || exit 1
-    exec "$OVERLAP" "$RUN_DIR/run.json.tsv" --skip 2 --max-ratio 1.25
+    exec "$OVERLAP" "$RUN_DIR/run.json.tsv" --skip 2 --max-ratio 1.25 --ranks 2 --steps 12
     ;;
 esac

@@ -12,10 +12,13 @@ set -u
 . "$GRADING/lessons/lib.sh"
 # "N predicted_ms measured_ms" → FAIL lines and exit 1 when an error is over LIMIT %
 compare() { # FILE_OF_PREDICTIONS FILE_OF_WANTED LIMIT WHAT
-    awk -v lim="$3" -v what="$4" 'FNR == NR { if ($1 ~ /^[0-9]+$/ && NF >= 3) pred[$1] = $3; next }
-        { n++; p = pred[$1]; e = $2 > 0 && p != "" ? 100 * (p - $2) / $2 : 1e9
-          printf "N=%d: predicted %s ms, %s %.3f ms (%+.1f%%)\n", $1, p == "" ? "nothing" : p, what, $2, e
-          if (e < -lim || e > lim) bad++ }
+    # a prediction must be a plain positive number: "nan", "inf" or text never compare as within LIMIT
+    awk -v lim="$3" -v what="$4" 'FNR == NR { if ($1 ~ /^[0-9]+$/ && NF >= 3 && !($1 in pred)) pred[$1] = $3; next }
+        { n++; p = pred[$1]; num = p ~ /^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$/ && p + 0 > 0
+          e = num ? 100 * (p - $2) / $2 : 0
+          if (!num) { printf "N=%d: predicted %s, %s %.3f ms: not a time\n", $1, p == "" ? "nothing" : p, what, $2; bad++; next }
+          printf "N=%d: predicted %s ms, %s %.3f ms (%+.1f%%)\n", $1, p, what, $2, e
+          if (!(e >= -lim && e <= lim)) bad++ }
         END { if (n < 3) { print "grader error: no measurement"; exit 2 } exit bad > 0 }' "$1" "$2"
 }
 case $PHASE in
@@ -30,21 +33,23 @@ prep)
         [ $try = 3 ] && break
         try=$((try + 1))
     done
-    mkdir -p input
-    cp lab/model_args_nvlink.txt lab/measured_nvlink.txt input/
+    mkdir -p input judge
+    cp lab/model_args_nvlink.txt input/ # what the run gets
+    cp lab/measured_nvlink.txt judge/   # what it does not
     awk '$1 ~ /^[0-9]+$/ { print $1, $3 }' lab/model_nvlink.txt >reference_predictions.txt
     { compare lab/model_nvlink.txt lab/measured_nvlink.txt 30 measured >/dev/null && echo fits || echo busy; } >reference_fit.txt
     echo "$try" >tries.txt
     ;;
 run)
+    # the model's inputs only: the measured times stay with the judge
     # shellcheck disable=SC2046
-    launch 1 model.txt "$PROGS/09-scaling/scaling_model" $(cat input/model_args_nvlink.txt) --measured input/measured_nvlink.txt
+    launch 1 model.txt "$PROGS/09-scaling/scaling_model" $(cat input/model_args_nvlink.txt)
     ;;
 judge)
     launched model.txt "scaling_model" || exit 1
     head -c 3000 "$RUN_DIR/model.txt"
     if [ "$(cat reference_fit.txt)" = fits ]; then
-        compare "$RUN_DIR/model.txt" input/measured_nvlink.txt 30 measured ||
+        compare "$RUN_DIR/model.txt" judge/measured_nvlink.txt 30 measured ||
             { echo "FAIL: a prediction is more than 30% off the measured step time"
               echo "  hint: the step is compute/min(N, cores) + buckets · 2(N−1)·α + 2(N−1)/N·|g|/β without overlap"; exit 1; }
         echo "every prediction within 30% of the measurement$([ "$(cat tries.txt)" = 1 ] || echo " (measured $(cat tries.txt) times: the machine is busy)")"

@@ -34,6 +34,8 @@ mkdir -p "$TMP/hidden"
 for l in "$ROOT"/grading/lessons/[0-9][0-9].sh; do cp "$l" "$TMP/hidden/"; done
 printf '# %s\nhidden_check secret 0 30 "a hidden check" -- true\n' "$SECRET" >>"$TMP/hidden/01.sh"
 export HOSTILE_SECRET_DIR="$TMP/hidden"
+# A secret in the grader's own environment (a grading service's token): no run may see it.
+export GRADER_API_TOKEN=hostile-env-secret-42
 
 # The batch's sandbox uid: a process still running under it was left behind (as root only; a
 # grader that is not root runs the sandbox under its own uid).
