@@ -179,7 +179,11 @@ int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
                 dp_error(err, errlen, "%s is corrupt: tensor '%s' has a bad shape", path, t->name);
                 goto bad;
             }
-            t->numel *= (t->shape[d] = (size_t)v);
+            if (__builtin_mul_overflow(t->numel, (size_t)v, &t->numel)) {
+                dp_error(err, errlen, "%s is corrupt: tensor '%s' has more elements than can be counted", path, t->name);
+                goto bad;
+            }
+            t->shape[d] = (size_t)v;
         }
         double b = cJSON_GetArrayItem(off, 0)->valuedouble, e = cJSON_GetArrayItem(off, 1)->valuedouble;
         if (b < 0 || e < b || e > (double)data_len || (size_t)(e - b) != t->numel * dtype_size(t->dt)) {

@@ -38,12 +38,21 @@ typedef struct {
 
 static int failures = 0;
 
-static const st_file_t *load(const char *path, st_file_t *f) {
+/* A dump holds float32 tensors only; anything else is refused before a value is read. The
+ * submission's dump is the run's output (so a bad one fails the check: exit 1); a bad reference
+ * dump is the grader's problem (exit 2). */
+static const st_file_t *load(const char *path, st_file_t *f, int is_submission) {
     char err[512];
     if (st_load(path, f, err, sizeof err) != 0) {
-        printf("equiv: %s\n", err);
-        exit(2);
+        printf("%s%s\n", is_submission ? "FAIL: your dump cannot be read: " : "equiv: ", err);
+        exit(is_submission ? 1 : 2);
     }
+    for (int i = 0; i < f->ntensors; i++)
+        if (f->tensors[i].dt != DT_F32) {
+            printf("%s%s: tensor '%s' is not float32\n", is_submission ? "FAIL: your dump is not one: " : "equiv: ",
+                   path, f->tensors[i].name);
+            exit(is_submission ? 1 : 2);
+        }
     return f;
 }
 
@@ -91,8 +100,8 @@ static void explain(const char *name, double ratio, double cosine, const factor_
  * apart: max |Δθ| and ‖Δθ‖ / ‖θ_ref‖ over all tensors. */
 static int print_summary(const char *ref_path, const char *sub_path) {
     st_file_t ref, sub;
-    load(ref_path, &ref);
-    load(sub_path, &sub);
+    load(ref_path, &ref, 0);
+    load(sub_path, &sub, 1);
     const st_tensor_t *lr_ = st_find(&ref, "loss"), *ls = st_find(&sub, "loss");
     double max_abs = 0, d2 = 0, r2 = 0;
     for (int i = 0; i < ref.ntensors; i++) {
@@ -149,8 +158,8 @@ int main(int argc, char **argv) {
     if (exact) loss_rtol = grad_rtol = param_atol = param_rtol = 0;
     if (summary) return print_summary(ref_path, sub_path);
     st_file_t ref, sub;
-    load(ref_path, &ref);
-    load(sub_path, &sub);
+    load(ref_path, &ref, 0);
+    load(sub_path, &sub, 1);
     factor_t factors[] = {{batch, "the batch size"},
                           {world, "the world size (average over the ranks)"},
                           {accum, "the number of micro-batches"},
