@@ -145,8 +145,9 @@ batch() {
     done
 }
 
-# --batch: all the cases in one grade-all batch (make test: fast, one clean and skeleton grade at
-# the end prove that no case left anything behind); otherwise each case in a batch of its own.
+# --batch: the cases of each lesson in one grade-all batch (make test: fast, one clean and one
+# skeleton grade at the end prove that no case left anything behind); otherwise each case in a
+# batch of its own.
 mode=each
 [ "${1:-}" = --batch ] && { mode=batch; shift; }
 cases=""
@@ -158,8 +159,11 @@ fi
 for c in $cases; do [ -f "$c" ] || { echo "FAIL hostile $(basename "$c" .c): no such case"; exit 1; }; done
 if [ $mode = batch ]; then
     for c in $cases; do [ -z "$(field args "$c")" ] || { echo "FAIL hostile $(basename "$c" .c): has grading options, cannot be batched"; exit 1; }; done
-    # shellcheck disable=SC2086
-    out=$(batch "$TMP/batch" "" $cases)
+    # one batch per lesson (a batch grades every student on every lesson of its cases)
+    out=$(for l in $(for c in $cases; do field lesson "$c"; done | sort -u); do
+        # shellcheck disable=SC2046
+        batch "$TMP/batch-$l" "" $(for c in $cases; do [ "$(field lesson "$c")" = "$l" ] && echo "$c"; done)
+    done)
 else
     out=$(for c in $cases; do batch "$TMP/$(basename "$c" .c)" "$(field args "$c")" "$c"; done)
 fi

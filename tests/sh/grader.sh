@@ -113,6 +113,17 @@ else
     fail "grade-all with odd names: $(cat "$TMP/names.csv") / $(tail -n 3 "$TMP/ga")"
 fi
 
+# A student file that is a link (to a file only root may read, here the reference) is left out.
+mkdir -p "$TMP/links/eve/01-trainer"
+cp lessons/01-trainer/*.c "$TMP/links/eve/01-trainer/"
+ln -sf "$PWD/solutions/01-trainer/adamw.c" "$TMP/links/eve/01-trainer/adamw.c"
+grading/grade-all "$TMP/links" --lessons 01 --out "$TMP/links.csv" >"$TMP/ga" 2>&1
+if grep -q '^"eve",0,100,0,"links, not files, left out: 01-trainer/adamw.c"$' "$TMP/links.csv"; then
+    pass "grade-all: a student file that is a link is left out, and the row says so"
+else
+    fail "grade-all with a linked student file: $(cat "$TMP/links.csv")"
+fi
+
 # The sandbox this machine gives (CI must have bubblewrap: the hostile catalogue relies on it).
 mode=$(grading/sandbox --probe)
 if [ "$(echo "$mode" | cut -d' ' -f1)" = bubblewrap ]; then
