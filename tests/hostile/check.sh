@@ -130,17 +130,18 @@ batch() {
     [ "$left" = 0 ] || after="$after; $left sandbox processes left running"
     changed=$(cd "$ROOT" && find build/grading build/solutions grading -type f -newer "$w/start" 2>/dev/null | head -n 3)
     [ -z "$changed" ] || after="$after; the grader's files changed: $changed"
-    k=0
     for c in "$@"; do
-        k=$((k + 1))
         problems=$after
-        verify "$c" "$(printf '%04d' $k)" "$w"
         name=$(basename "$c" .c)
+        # grade-all numbers its reports in the (byte) order of the folder names
+        k=$(cd "$w/class" && ls -1 | LC_ALL=C sort | grep -nxF -- "$name" | cut -d: -f1)
+        k=$(printf '%04d' "$k")
+        verify "$c" "$k" "$w"
         if [ -z "$problems" ]; then
             echo "PASS hostile $name: $(grep "^\"$name\"," "$w/grades.csv" | cut -d, -f2-3 | tr , /) as expected, then full and zero for the reference and the skeleton ($(field why "$c"))"
         else
             echo "FAIL hostile $name:${problems#;}"
-            sed -n '1,12p' "$w/reports/$(printf '%04d' $k).txt" 2>/dev/null | sed 's/^/    /'
+            sed -n '1,12p' "$w/reports/$k.txt" 2>/dev/null | sed 's/^/    /'
         fi
     done
 }
