@@ -11,8 +11,8 @@
  * "signal N (Segmentation fault)" or "timeout after S s". Exit status 0 only for "ok". FILE ends
  * with a line saying how the run ended, unless it was a plain exit status and --quiet-exit is given
  * (a judge whose exit status is its verdict). --max-dir-bytes: every process of the run is killed
- * once the files under DIR take more than BYTES of disk ("wrote more than N MiB": a run that fills
- * the disk with many files, each within the file-size limit). */
+ * once the files under DIR take more than BYTES of disk or number more than 100000 ("wrote more
+ * than ...": a run that fills the disk, or its inodes, with many files each within the file-size limit). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -66,16 +66,19 @@ static void kill_session(pid_t sid, int sig) {
 }
 
 /* Disk used under a directory (allocated blocks: a sparse file counts for what it really takes). */
-static unsigned long long dir_bytes;
+static unsigned long long dir_bytes, dir_entries;
 static int add_file(const char *path, const struct stat *st, int type, struct FTW *ftw) {
     (void)path, (void)type, (void)ftw;
     dir_bytes += (unsigned long long)st->st_blocks * 512;
+    dir_entries++;
     return 0;
 }
+/* Empty files take no blocks but an inode each: 100000 entries count as over the limit too. */
+#define MAX_DIR_ENTRIES 100000ULL
 static unsigned long long disk_used(const char *dir) {
-    dir_bytes = 0;
+    dir_bytes = dir_entries = 0;
     nftw(dir, add_file, 16, FTW_PHYS);
-    return dir_bytes;
+    return dir_entries > MAX_DIR_ENTRIES ? ~0ULL : dir_bytes;
 }
 
 typedef struct {
@@ -207,8 +210,9 @@ int main(int argc, char **argv) {
     double elapsed = now() - t0;
     char reason[160] = "";
     if (too_big)
-        snprintf(reason, sizeof reason, "wrote more than %llu MiB under its directory (every process of the run was killed)",
-                 max_dir_bytes >> 20);
+        snprintf(reason, sizeof reason,
+                 "wrote more than %llu MiB or %llu files under its directory (every process of the run was killed)",
+                 max_dir_bytes >> 20, MAX_DIR_ENTRIES);
     else if (timed_out)
         snprintf(reason, sizeof reason, "timeout after %g s (every process of the run was killed)", timeout);
     else if (WIFSIGNALED(status))

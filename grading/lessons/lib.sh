@@ -33,5 +33,6 @@ launched() {
     return 1
 }
 
-# a number from a run's JSON file (the first "key": N), empty when there is none
-json_int() { sed -n "s/.*\"$2\":[[:space:]]*\([0-9]*\).*/\1/p" "$1" 2>/dev/null | head -n 1; }
+# a number from a run's JSON file (the first "key": N), empty when there is none; leading zeros
+# dropped (the shell's arithmetic would read 010 as octal)
+json_int() { sed -n "s/.*\"$2\":[[:space:]]*\([0-9]*\).*/\1/p" "$1" 2>/dev/null | head -n 1 | sed 's/^0*\([0-9]\)/\1/'; }
