@@ -5,7 +5,8 @@
  *   report --sanitize FILE [BYTES]   print FILE as safe text (what every report holds)
  *
  * RESULTS.tsv has one line per check, tab-separated:
- *   lesson  name  description  score  max_score  seconds  passed|failed  output_file  [visibility  note]
+ *   lesson  name  description  score  max_score  seconds  passed|failed|inconclusive  output_file  [visibility  note]
+ * (inconclusive: a timing check too noisy to decide; 0 points, counted apart as inconclusive_points).
  * The output of failed checks (as captured by supervise) goes into the report, shortened and
  * sanitised: it is partly written by submitted code, so it may hold anything (terminal escapes,
  * invalid UTF-8, megabytes). --state says how far grading got ("complete", or what was running when
@@ -146,7 +147,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     cJSON *root = cJSON_CreateObject(), *tests = cJSON_CreateArray();
-    double score = 0, max = 0, seconds = 0;
+    double score = 0, max = 0, seconds = 0, undecided = 0;
     char line[8192];
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
@@ -159,15 +160,16 @@ int main(int argc, char **argv) {
         }
         if (k < 8) continue;
         double s = atof(field[3]), m = atof(field[4]), t = atof(field[5]);
-        int passed = !strcmp(field[6], "passed");
+        int passed = !strcmp(field[6], "passed"), inconclusive = !strcmp(field[6], "inconclusive");
         const char *visibility = k > 8 && field[8][0] ? field[8] : "visible";
         const char *note = k > 9 ? field[9] : "";
         score += s;
         max += m;
+        if (inconclusive) undecided += m;
         seconds += t;
         cJSON *o = cJSON_CreateObject();
         char name[512];
-        snprintf(name, sizeof name, "%s %s: %s", field[0], field[1], field[2]);
+        snprintf(name, sizeof name, "%s%s %s: %s", inconclusive ? "[INCONCLUSIVE] " : "", field[0], field[1], field[2]);
         cJSON_AddStringToObject(o, "name", name);
         if (!gradescope) {
             cJSON_AddStringToObject(o, "lesson", field[0]);
@@ -175,8 +177,18 @@ int main(int argc, char **argv) {
         }
         cJSON_AddNumberToObject(o, "score", s);
         cJSON_AddNumberToObject(o, "max_score", m);
-        cJSON_AddStringToObject(o, "status", passed ? "passed" : "failed");
+        /* Gradescope knows only passed and failed: an inconclusive check is "failed" there, named and
+         * explained as INCONCLUSIVE */
+        cJSON_AddStringToObject(o, "status", passed ? "passed" : inconclusive && !gradescope ? "inconclusive" : "failed");
         char *text = passed ? strdup("") : slurp(field[7], MAX_OUTPUT);
+        if (inconclusive) {
+            const char *why = "INCONCLUSIVE: the machine was too busy to measure this check; it says nothing about your "
+                              "code. It scores 0 until it is graded again on a quieter machine.\n";
+            char *with = malloc(strlen(text) + strlen(why) + 1);
+            sprintf(with, "%s%s", why, text);
+            free(text);
+            text = with;
+        }
         if (note[0]) { /* the note goes first: it says what the score does not */
             char *with = malloc(strlen(text) + strlen(note) + 8);
             sprintf(with, "NOTE: %s\n%s", note, text);
@@ -198,14 +210,19 @@ int main(int argc, char **argv) {
     if (gradescope) {
         cJSON_AddNumberToObject(root, "execution_time", (int)(seconds + 0.5));
         char summary[1024];
+        char extra[160] = "";
+        if (undecided > 0)
+            snprintf(extra, sizeof extra, " (%g points INCONCLUSIVE: too noisy to measure; they will be graded again)",
+                     undecided);
         if (strcmp(state, "complete"))
-            snprintf(summary, sizeof summary, "Score: %g/%g. Grading did not finish: %s", score, max, state);
-        else snprintf(summary, sizeof summary, "Score: %g/%g", score, max);
+            snprintf(summary, sizeof summary, "Score: %g/%g%s. Grading did not finish: %s", score, max, extra, state);
+        else snprintf(summary, sizeof summary, "Score: %g/%g%s", score, max, extra);
         cJSON_AddStringToObject(root, "output", summary);
         cJSON_AddStringToObject(root, "visibility", "visible");
         cJSON_AddStringToObject(root, "stdout_visibility", "visible");
     } else {
         cJSON_AddNumberToObject(root, "max_score", max);
+        cJSON_AddNumberToObject(root, "inconclusive_points", undecided);
         cJSON_AddNumberToObject(root, "seconds", seconds);
         cJSON_AddStringToObject(root, "state", state);
     }

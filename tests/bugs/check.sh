@@ -5,6 +5,7 @@
 # against the reference solution, headed by the message the grader must print for it:
 #     # expect: <text the grader's output must contain>
 #     # bug: <what the mistake is>
+#     # checks: <check,check>   (optional: grade only these checks of the lesson — quicker)
 # For each: copy solutions/, apply the patch, grade lesson NN; the bug is caught when the score is
 # below full marks AND the expected text is in the grader's output. One line per bug:
 #     PASS bug 01/no-zero-grad: caught (80/100) with "zeroed"
@@ -19,6 +20,7 @@ check_one() {
     L=$(basename "$(dirname "$p")")
     bug=$(basename "$p" .patch)
     expect=$(sed -n 's/^# expect: //p' "$p")
+    only=$(sed -n 's/^# checks: //p' "$p") # optional: grade only these checks (the ones the bug is about)
     sub=$(mktemp -d "${TMPDIR:-/tmp}/dpc-bug.XXXXXX")
     cp -R "$ROOT/solutions/." "$sub/"
     dir=$(cd "$ROOT/solutions" && ls -d "$L"-*)
@@ -28,12 +30,15 @@ check_one() {
         rm -rf "$sub"
         return 1
     fi
-    "$ROOT/grading/grade" "$L" --submission "$sub" >"$sub/grade.out" 2>&1
+    "$ROOT/grading/grade" "$L" --submission "$sub" ${only:+--only "$only"} >"$sub/grade.out" 2>&1
     rc=$?
     score=$(sed -n 's/^Score: //p' "$sub/grade.out" | tail -n 1)
     ok=1
     if [ $rc = 0 ]; then
         echo "FAIL bug $L/$bug: NOT caught — full score ($score)"
+    elif grep -q 'INCONCLUSIVE' "$sub/grade.out"; then
+        echo "FAIL bug $L/$bug: only INCONCLUSIVE ($score): a wrong implementation must fail outright:"
+        grep -A3 'INCONCLUSIVE' "$sub/grade.out" | head -n 8 | sed 's/^/    /'
     elif [ $rc != 1 ]; then
         echo "FAIL bug $L/$bug: the grader itself failed (exit $rc):"
         tail -n 5 "$sub/grade.out" | sed 's/^/    /'
