@@ -63,8 +63,9 @@ else
 fi
 grading/grade 01 --submission "$TMP/broken" --format gradescope --out "$TMP/broken.json" >"$TMP/g" 2>&1
 rc=$?
-if [ $rc = 1 ] && grep -q 'does not compile' "$TMP/g" && grep -q 'error' "$TMP/g" && $REPORT --validate "$TMP/broken.json" >/dev/null; then
-    pass "a submission that does not compile: every check fails with the compiler's error, results written"
+if [ $rc = 1 ] && grep -q 'does not compile' "$TMP/g" && [ "$(grep -c 'syntax error' "$TMP/g")" = 1 ] &&
+    grep -q 'did not build' "$TMP/broken.json" && $REPORT --validate "$TMP/broken.json" >/dev/null; then
+    pass "a submission that does not compile: the compiler's error said once, every check at 0, results written"
 else
     fail "non-compiling submission: exit $rc, $(head -n 5 "$TMP/g")"
 fi
@@ -94,9 +95,9 @@ cp -R "$TMP/broken/." "$TMP/class/carol/lessons/"
 cp -R solutions/. "$TMP/class/dave/"
 echo "garbage" >"$TMP/class/alice/lessons/01-trainer/model.c" # not a student file: must be ignored
 grading/grade-all "$TMP/class" --lessons "01" --out "$TMP/grades.csv" >"$TMP/ga" 2>&1
-if [ "$(wc -l <"$TMP/grades.csv")" = 5 ] && grep -q '^"alice",100,100,100,"copied: ' "$TMP/grades.csv" &&
-    grep -q '^"bob",0,100,0,""$' "$TMP/grades.csv" && grep -q '^"carol",0,100,0,' "$TMP/grades.csv" &&
-    grep -q '^"dave",100,100,100,"copied: ' "$TMP/grades.csv"; then
+if [ "$(wc -l <"$TMP/grades.csv")" = 5 ] && grep -q '^"alice",100,100,0,100,"copied: ' "$TMP/grades.csv" &&
+    grep -q '^"bob",0,100,0,0,""$' "$TMP/grades.csv" && grep -q '^"carol",0,100,0,0,' "$TMP/grades.csv" &&
+    grep -q '^"dave",100,100,0,100,"copied: ' "$TMP/grades.csv"; then
     pass "grade-all: one row per student, non-student files ignored, a broken submission does not stop the batch, the reference flagged as copied"
 else
     fail "grade-all: $(cat "$TMP/grades.csv") / $(tail -n 3 "$TMP/ga")"
@@ -107,7 +108,7 @@ mkdir -p "$TMP/names/Doe, Jane" "$TMP/names/Zoë \"Z\" Ng"
 cp -R solutions/01-trainer "$TMP/names/Doe, Jane/"
 cp -R lessons/01-trainer "$TMP/names/Zoë \"Z\" Ng/"
 grading/grade-all "$TMP/names" --lessons 01 -j 2 --out "$TMP/names.csv" >"$TMP/ga" 2>&1
-if grep -q '^"Doe, Jane",100,100,100,' "$TMP/names.csv" && grep -q '^"Zoë ""Z"" Ng",0,100,0,""$' "$TMP/names.csv"; then
+if grep -q '^"Doe, Jane",100,100,0,100,' "$TMP/names.csv" && grep -q '^"Zoë ""Z"" Ng",0,100,0,0,""$' "$TMP/names.csv"; then
     pass "grade-all -j 2: any folder name, RFC 4180 quoting"
 else
     fail "grade-all with odd names: $(cat "$TMP/names.csv") / $(tail -n 3 "$TMP/ga")"
@@ -118,7 +119,7 @@ mkdir -p "$TMP/links/eve/01-trainer"
 cp lessons/01-trainer/*.c "$TMP/links/eve/01-trainer/"
 ln -sf "$PWD/solutions/01-trainer/adamw.c" "$TMP/links/eve/01-trainer/adamw.c"
 grading/grade-all "$TMP/links" --lessons 01 --out "$TMP/links.csv" >"$TMP/ga" 2>&1
-if grep -q '^"eve",0,100,0,"links, not files, left out: 01-trainer/adamw.c"$' "$TMP/links.csv"; then
+if grep -q '^"eve",0,100,0,0,"links, not files, left out: 01-trainer/adamw.c"$' "$TMP/links.csv"; then
     pass "grade-all: a student file that is a link is left out, and the row says so"
 else
     fail "grade-all with a linked student file: $(cat "$TMP/links.csv")"
@@ -155,4 +156,35 @@ if [ $took -lt 40 ] && grep -q 'not run' "$TMP/g" && grep -q '"state":' "$TMP/to
     pass "--total-timeout 8 bounds a hanging submission (${took}s; later checks 'not run')"
 else
     fail "--total-timeout: ${took}s, $(grep -E 'FAIL|Score' "$TMP/g" | head -n 4)"
+fi
+
+# A timing check that cannot decide (judge exit 75) is measured again, then INCONCLUSIVE: 0 points,
+# counted apart in text, JSON, Gradescope; exit 3 when nothing else was lost. --only picks checks.
+mkdir -p "$TMP/noisy"
+cat >"$TMP/noisy/01.sh" <<'EOS'
+check noisy 10 30 "a timing check that cannot decide" -- sh -c 'case $PHASE in judge) echo "measured: ratio 1.31 (try $TRY)"; exit 75 ;; esac'
+check steady 5 30 "a check that passes with a margin" -- sh -c 'case $PHASE in judge) echo "margin: 1.10 <= 1.25" ;; esac'
+EOS
+grading/grade 01 --submission solutions --checks "$TMP/noisy" >"$TMP/g" 2>&1
+rc=$?
+grading/grade 01 --submission solutions --checks "$TMP/noisy" --format json --out "$TMP/noisy.json" >/dev/null 2>&1
+grading/grade 01 --submission solutions --checks "$TMP/noisy" --format gradescope --out "$TMP/noisy-gs.json" >/dev/null 2>&1
+if [ $rc = 3 ] && [ "$(grep -c 'measuring again' "$TMP/g")" = 2 ] && grep -q 'noisy: INCONCLUSIVE' "$TMP/g" &&
+    grep -q 'measured: ratio 1.31 (try 3)' "$TMP/g" && grep -q 'steady: OK.*margin: 1.10' "$TMP/g" &&
+    grep -q '^Score: 5/15 (10 points INCONCLUSIVE' "$TMP/g" && grep -q '"inconclusive_points":	10' "$TMP/noisy.json" &&
+    grep -q '"status":	"inconclusive"' "$TMP/noisy.json" && $REPORT --validate "$TMP/noisy-gs.json" >/dev/null &&
+    grep -q '10 points INCONCLUSIVE' "$TMP/noisy-gs.json"; then
+    pass "a check too noisy to decide: measured 3 times, then INCONCLUSIVE and counted apart (text, JSON, Gradescope; exit 3)"
+else
+    fail "inconclusive check: exit $rc, $(grep -E 'noisy|Score' "$TMP/g" | head -n 4 | tr '\n' ' ')"
+fi
+grading/grade 01 --submission solutions --only adamw,train_clip >"$TMP/g" 2>&1
+rc=$?
+grading/grade 01 --submission solutions --only adamw,nosuch >"$TMP/g2" 2>&1
+rc2=$?
+if [ $rc = 0 ] && [ "$(grep -c ': OK' "$TMP/g")" = 2 ] && grep -q '^Score: 30/30' "$TMP/g" && [ $rc2 = 1 ] &&
+    grep -q "no check named 'nosuch'" "$TMP/g2"; then
+    pass "--only grades just the named checks, and names a check that does not exist"
+else
+    fail "--only: exit $rc/$rc2, $(tail -n 2 "$TMP/g" "$TMP/g2" | tr '\n' ' ')"
 fi
