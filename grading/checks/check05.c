@@ -405,7 +405,7 @@ static long long nlaunch;
 static launch_note_t notes[MAX_LAUNCHES];
 static float *grads;
 
-#define BLOCK_S 2 /* a hook call that has not returned this long after its launch is waiting for it */
+#define BLOCK_S 3 /* a hook call that has not returned this long after its launch is waiting for it */
 /* The harness's communication side; the fields are guarded by d->lock. */
 static struct {
     pthread_t thread;
@@ -565,8 +565,12 @@ static int launch_check(void) {
                nbuckets);
         return 1;
     }
-    d.queue = dp_calloc(8, sizeof(int));
-    d.launch_log = dp_calloc(8, sizeof(int));
+    /* what the given ddp_launch uses, should the hook call it instead of d->launch: its queue and log
+     * (room for every launch of the check) and no-op events, so that the mistake is told, not a crash */
+    d.queue = dp_calloc(4 * NPARAMS, sizeof(int));
+    d.launch_log = dp_calloc(4 * NPARAMS, sizeof(int));
+    d.ready = dp_calloc(NPARAMS, sizeof *d.ready);
+    d.done = dp_calloc(NPARAMS, sizeof *d.done);
     ddp_reset(&d);
     memset(&H, 0, sizeof H);
     H.launch_hook = -1;
@@ -582,6 +586,7 @@ static int launch_check(void) {
         for (size_t e = 0; e < L.numel; e++) grads[e] = 1.0f;
         memset(ready_flag, 0, sizeof ready_flag);
         nlaunch = ready_count = 0;
+        d.nlaunched = 0;
         scale_bad = 0;
         for (int k = 0; k < NPARAMS; k++) {
             ready_flag[order[k]] = 1;
@@ -593,6 +598,14 @@ static int launch_check(void) {
         long long allreduce_calls = ck_tape_ll("d->allreduce calls", H.allreduce_calls);
         long long allreduce_count = ck_tape_ll("d->allreduce elements", H.allreduce_count);
         long long blocked = ck_tape_ll("a hook that waited for its launch", H.blocked_bucket);
+        long long direct = ck_tape_ll("launches through ddp_launch itself", d.nlaunched);
+        if (direct) {
+            printf("FAIL: backward %d: %lld bucket%s launched by calling ddp_launch directly: launch with d->launch(d, "
+                   "b) — the grader (and lesson 06) put their own launcher there\n",
+                   it + 1, direct, direct == 1 ? " was" : "s were");
+            bad = 1;
+            break;
+        }
         if (allreduce_calls) {
             printf("FAIL: backward %d: the hook called the all-reduce itself (d->allreduce, %lld call%s, the first on "
                    "%lld elements): launch a complete bucket with d->launch(d, b) and return — the communication "
@@ -644,10 +657,12 @@ static int launch_check(void) {
     if (!bad) {
         d.require_backward_grad_sync = false;
         nlaunch = 0;
+        d.nlaunched = 0;
         for (int k = 0; k < NPARAMS; k++) hook(&d, order[k]);
         finish(&d);
         d.require_backward_grad_sync = true;
         judge_launches(tape_launches("no_sync"), &scale_bad);
+        nlaunch += ck_tape_ll("no_sync: launches through ddp_launch itself", d.nlaunched);
         if (nlaunch) {
             printf("FAIL: with require_backward_grad_sync false (no_sync) %lld buckets were launched; expected none\n",
                    nlaunch);
@@ -659,6 +674,8 @@ static int launch_check(void) {
     pthread_cond_broadcast(&d.cv);
     pthread_mutex_unlock(&d.lock);
     pthread_join(H.thread, NULL);
+    free(d.ready);
+    free(d.done);
     if (!bad)
         printf("buckets launch in order 0..5 from scrambled readiness, each once complete and averaged, without "
                "waiting in the hook; no_sync launches nothing; finish resets\n");
