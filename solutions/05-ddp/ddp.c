@@ -210,9 +210,10 @@ void ddp_setup(ddp_t *d, trainer_t *t, const ddp_options_t *o) {
     ddp_init(d, t, cap, unset ? DDP_FIRST_BUCKET_BYTES : cap, fn);
     d->overlap = !o->no_overlap;
     if (t->rank == 0)
-        logger_line(&t->log, "ddp: %d bucket%s (bucket_cap_mb %g%s), %s all-reduce, overlap %s", d->nbuckets,
-                    d->nbuckets == 1 ? "" : "s", unset ? (double)DDP_DEFAULT_BUCKET_CAP_MB : o->bucket_cap_mb,
-                    unset ? " unset: first bucket 1 MiB" : "", o->allreduce, d->overlap ? "on" : "off");
+        logger_line(&t->log, "ddp: %d bucket%s (bucket_cap_mb %s%g%s), %s all-reduce, overlap %s", d->nbuckets,
+                    d->nbuckets == 1 ? "" : "s", unset ? "unset: " : "",
+                    unset ? (double)DDP_DEFAULT_BUCKET_CAP_MB : o->bucket_cap_mb, unset ? ", first bucket 1 MiB" : "",
+                    o->allreduce, d->overlap ? "on" : "off");
 }
 
 void ddp_write_log(const ddp_t *d, const char *path) {
