@@ -6,7 +6,8 @@
  *                     taken as 10^6, the 1 MiB first bucket under an explicit cap), against an oracle
  *   check05 launch    ddp_grad_ready / ddp_finish with a recording launcher: gradients ready in a
  *                     scrambled order must launch buckets 0, 1, 2, ... each only once complete and
- *                     after every earlier one, each already scaled by 1/N */
+ *                     after every earlier one, each already scaled by 1/N, through d->launch (not
+ *                     d->allreduce, not ddp_launch), without waiting in the hook for the all-reduce */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "checklib.h"
 #include "ddp.h"
