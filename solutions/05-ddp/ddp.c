@@ -85,7 +85,7 @@ static void broadcast_params(ddp_t *d) {
         comm_recv(t->comm, t->model.params, n, DT_F32, 0);
 }
 
-void ddp_init(ddp_t *d, trainer_t *t, size_t cap_bytes, allreduce_fn allreduce) {
+void ddp_init(ddp_t *d, trainer_t *t, size_t bucket_bytes_cap, size_t first_bucket_bytes_cap, allreduce_fn allreduce) {
     memset(d, 0, sizeof *d);
     d->t = t;
     d->world_size = t->world_size;
@@ -97,7 +97,7 @@ void ddp_init(ddp_t *d, trainer_t *t, size_t cap_bytes, allreduce_fn allreduce) 
     pthread_mutex_init(&d->lock, NULL);
     pthread_cond_init(&d->cv, NULL);
     broadcast_params(d);
-    ddp_assign_buckets(d, &t->model.layout, cap_bytes);
+    ddp_assign_buckets(d, &t->model.layout, bucket_bytes_cap, first_bucket_bytes_cap);
     int nb = d->nbuckets > 0 ? d->nbuckets : 1;
     d->queue = dp_calloc((size_t)nb, sizeof(int));
     d->launch_log = dp_calloc((size_t)nb, sizeof(int));
@@ -176,13 +176,13 @@ float ddp_train_step(trainer_t *t, double lr) {
 /* ---- options and log ---------------------------------------------------------------------------- */
 
 const cli_opt_t *ddp_cli_options(ddp_options_t *o) {
-    o->bucket_cap_mb = 25;
+    o->bucket_cap_mb = 0; /* unset, as PyTorch's bucket_cap_mb=None: ddp_setup picks the defaults */
     o->allreduce = "ring";
     o->no_overlap = false;
     o->init_seed_per_rank = false;
     o->ddp_log = NULL;
     const cli_opt_t table[] = {
-        {"bucket-cap-mb", CLI_FLOAT, &o->bucket_cap_mb, "bucket size cap in MiB of gradients (PyTorch: 25)", .min = 1e-9, .max = 1e6},
+        {"bucket-cap-mb", CLI_FLOAT, &o->bucket_cap_mb, "cap of every bucket, the first included, in MiB of gradients (PyTorch's bucket_cap_mb); 0 = unset: 25 MiB with a 1 MiB first bucket", .min = 0, .max = 1e6},
         {"allreduce", CLI_CHOICE, &o->allreduce, "the all-reduce of each bucket", .choices = "ring|tree|naive|mpi"},
         {"no-overlap", CLI_FLAG, &o->no_overlap, "launch every bucket after backward (to measure what overlap buys)"},
         {"init-seed-per-rank", CLI_FLAG, &o->init_seed_per_rank, "initialise ranks other than 0 from other seeds (the broadcast must make them rank 0)"},
@@ -203,11 +203,17 @@ void ddp_setup(ddp_t *d, trainer_t *t, const ddp_options_t *o) {
                       : !strcmp(o->allreduce, "naive") ? naive_allreduce
                       : !strcmp(o->allreduce, "mpi")   ? lib_allreduce
                                                        : ring_allreduce;
-    ddp_init(d, t, (size_t)(o->bucket_cap_mb * DDP_MIB), fn);
+    /* PyTorch: first_bucket_bytes_cap = _DEFAULT_FIRST_BUCKET_BYTES only when bucket_cap_mb was left
+     * None; an explicit bucket_cap_mb (even 25) caps every bucket, the first included */
+    bool unset = o->bucket_cap_mb == 0;
+    size_t cap = (size_t)((unset ? DDP_DEFAULT_BUCKET_CAP_MB : o->bucket_cap_mb) * DDP_MIB);
+    ddp_init(d, t, cap, unset ? DDP_FIRST_BUCKET_BYTES : cap, fn);
     d->overlap = !o->no_overlap;
     if (t->rank == 0)
-        logger_line(&t->log, "ddp: %d bucket%s (bucket_cap_mb %g), %s all-reduce, overlap %s", d->nbuckets,
-                    d->nbuckets == 1 ? "" : "s", o->bucket_cap_mb, o->allreduce, d->overlap ? "on" : "off");
+        logger_line(&t->log, "ddp: %d bucket%s (bucket_cap_mb %s%g%s), %s all-reduce, overlap %s", d->nbuckets,
+                    d->nbuckets == 1 ? "" : "s", unset ? "unset: " : "",
+                    unset ? (double)DDP_DEFAULT_BUCKET_CAP_MB : o->bucket_cap_mb, unset ? ", first bucket 1 MiB" : "",
+                    o->allreduce, d->overlap ? "on" : "off");
 }
 
 void ddp_write_log(const ddp_t *d, const char *path) {

@@ -22,7 +22,11 @@
 #include <stdbool.h>
 
 #define DDP_MIB (1024.0 * 1024.0)
-#define DDP_FIRST_BUCKET_BYTES (1024 * 1024) /* PyTorch's _DEFAULT_FIRST_BUCKET_BYTES */
+/* PyTorch's defaults: with bucket_cap_mb left unset (None) the buckets are capped at 25 MiB and the
+ * first one at _DEFAULT_FIRST_BUCKET_BYTES = 1 MiB (2^20 bytes, not 10^6), so that communication
+ * starts early. An explicit bucket_cap_mb caps every bucket, the first included. */
+#define DDP_DEFAULT_BUCKET_CAP_MB 25
+#define DDP_FIRST_BUCKET_BYTES    (1024 * 1024) /* PyTorch's _DEFAULT_FIRST_BUCKET_BYTES */
 
 typedef struct {
     int first_param, last_param; /* parameters last_param, last_param-1, ..., first_param */
@@ -67,9 +71,10 @@ struct ddp {
 };
 
 /* Build the buckets: walk the parameters in reverse registration order, adding each parameter's
- * gradient bytes to the open bucket; close the bucket when its size reaches its cap. The first
- * bucket closed has cap min(1 MiB, cap_bytes), every later one cap_bytes. */
-void ddp_assign_buckets(ddp_t *d, const flat_layout_t *layout, size_t cap_bytes);
+ * gradient bytes to the open bucket; close the bucket when its size reaches its cap (>=). The
+ * first bucket closed has cap first_bucket_bytes_cap, every later one bucket_bytes_cap (PyTorch's
+ * Reducer arguments of the same names). */
+void ddp_assign_buckets(ddp_t *d, const flat_layout_t *layout, size_t bucket_bytes_cap, size_t first_bucket_bytes_cap);
 
 /* The gradient-ready hook (model_backward calls it with the parameter index). */
 void ddp_grad_ready(void *ddp, int param_index);
@@ -80,7 +85,7 @@ void ddp_finish(ddp_t *d);
 /* ---- given: construction, the communication thread, the training step ------------------------ */
 
 /* Broadcast rank 0's parameters to every rank, build the buckets, start the communication thread. */
-void ddp_init(ddp_t *d, trainer_t *t, size_t cap_bytes, allreduce_fn allreduce);
+void ddp_init(ddp_t *d, trainer_t *t, size_t bucket_bytes_cap, size_t first_bucket_bytes_cap, allreduce_fn allreduce);
 void ddp_free(ddp_t *d);
 /* Hand bucket b to the communication thread (asynchronous: returns at once). */
 void ddp_launch(ddp_t *d, int b);
@@ -96,7 +101,7 @@ void ddp_write_log(const ddp_t *d, const char *path);
 /* The options of a DDP program (bucket_cap_mb, allreduce, overlap, init seeds); call before
  * trainer_init, then ddp_setup after it. */
 typedef struct {
-    double bucket_cap_mb;
+    double bucket_cap_mb; /* 0: unset (PyTorch's None): 25 MiB, with a 1 MiB first bucket */
     const char *allreduce;
     bool no_overlap;
     bool init_seed_per_rank;

@@ -5,13 +5,15 @@
  *
  *   registration   0:wte  1:h.0.w  2:h.0.b  3:h.1.w  4:h.1.b  5:head.w  6:head.b
  *   visit order    6, 5, 4, 3, 2, 1, 0
- *   buckets        [6 5 4 3] [2 1] [0]        (say: the first closes once >= 1 MiB, the others
- *                                              once >= bucket_cap)
+ *   buckets        [6 5 4 3] [2 1] [0]        (say: the first closes once >= first_bucket_bytes_cap,
+ *                                              every later one once >= bucket_bytes_cap)
  *
  * A bucket closes as soon as its size REACHES its cap (>=: the parameter that crosses the cap stays
- * in it, so a bucket may be larger than the cap). The first bucket closed uses the cap
- * min(1 MiB, cap_bytes) — PyTorch's 1 MiB first bucket gets communication going early — and every
- * later bucket cap_bytes. Whatever is left open at the end is the last bucket.
+ * in it, so a bucket may be larger than the cap) — in every bucket, not just the first. The first
+ * bucket closed uses first_bucket_bytes_cap, every later one bucket_bytes_cap: PyTorch's two
+ * "bucket size limits" of compute_bucket_assignment_by_size. Which values they get is the caller's
+ * business (ddp_setup: a small 1 MiB first bucket only when --bucket-cap-mb is left unset).
+ * Whatever is left open at the end is the last bucket.
  *
  * Because the visit order is the reverse of the memory order, bucket b holds parameters
  * last_param, last_param−1, …, first_param, and its gradients are the contiguous slice starting at
@@ -22,22 +24,23 @@
 
 #include <stdlib.h>
 
-void ddp_assign_buckets(ddp_t *d, const flat_layout_t *layout, size_t cap_bytes) {
+void ddp_assign_buckets(ddp_t *d, const flat_layout_t *layout, size_t bucket_bytes_cap, size_t first_bucket_bytes_cap) {
     int P = layout->count;
     d->buckets = dp_calloc((size_t)(P ? P : 1), sizeof(ddp_bucket_t)); /* at most one per parameter */
     d->bucket_of = dp_calloc((size_t)(P ? P : 1), sizeof(int));
     d->nbuckets = 0;
     // TODO(05 ddp_assign_buckets): walk i = P−1 down to 0 and fill d->buckets[0..nbuckets):
     //   first_param, last_param, offset, count (elements) — and d->bucket_of[i] for every i.
+    //   Bucket 0 closes once its bytes reach first_bucket_bytes_cap, every later one once they
+    //   reach bucket_bytes_cap (>=, in every bucket); what is left at the end is the last bucket.
     // BEGIN SOLUTION
-    size_t first_cap = cap_bytes < DDP_FIRST_BUCKET_BYTES ? cap_bytes : DDP_FIRST_BUCKET_BYTES;
     size_t open_bytes = 0;
     int open_last = -1;
     for (int i = P - 1; i >= 0; i--) {
         if (open_last < 0) open_last = i;
         open_bytes += layout->views[i].numel * sizeof(float);
         d->bucket_of[i] = d->nbuckets;
-        size_t cap = d->nbuckets == 0 ? first_cap : cap_bytes;
+        size_t cap = d->nbuckets == 0 ? first_bucket_bytes_cap : bucket_bytes_cap;
         if (open_bytes >= cap || i == 0) {
             ddp_bucket_t *b = &d->buckets[d->nbuckets++];
             b->first_param = i;
@@ -49,5 +52,5 @@ void ddp_assign_buckets(ddp_t *d, const flat_layout_t *layout, size_t cap_bytes)
         }
     }
     // END SOLUTION
-    // SKELETON: (void)layout, (void)cap_bytes, (void)P;
+    // SKELETON: (void)layout, (void)bucket_bytes_cap, (void)first_bucket_bytes_cap, (void)P;
 }
