@@ -1,13 +1,14 @@
 #!/bin/sh
 # 05-train.sh NRANKS [flags]: lesson 05's DDP trainer through ddp-train.sh for each bucket cap —
-# tiny (one tensor per bucket), PyTorch's default 25, huge (one bucket).
+# tiny (one tensor per bucket), left unset (0: PyTorch's default, 25 MiB after a 1 MiB first
+# bucket: the option's path a student's trainer takes by default), huge (one bucket).
 set -u
 n=$1
 shift
 i=0
-for cap in 0.000001 25 1000000; do
+for cap in 0.000001 0 1000000; do
     i=$((i + 1))
     mkdir -p "cap$i" # each cap's run and judgement in a directory of its own
-    [ "$PHASE" = judge ] && echo "== bucket_cap_mb $cap =="
+    [ "$PHASE" = judge ] && echo "== bucket_cap_mb $(echo "$cap" | sed 's/^0$/unset (25, first bucket 1 MiB)/') =="
     (cd "cap$i" && RUN_DIR="$RUN_DIR/cap$i" sh "$GRADING/lessons/ddp-train.sh" "$PROGS/05-ddp/train_ddp" "$n" 8 "$cap" "$@") || exit 1
 done

@@ -2,7 +2,7 @@
 C="$PROGS/grading/check05"
 check buckets 10 60 "bucket assignment: reverse order, >= in every bucket, a 1 MiB (2^20) first bucket only for an unset bucket_cap_mb; generated layouts" -- "$C" buckets
 check launch 10 60 "launch in bucket order once complete, pre-divided by N, with d->launch and no waiting in the hook; no_sync launches nothing" -- "$C" launch
-check ranks1 10 180 "1 rank, caps tiny/25/huge: equivalent; buckets in order" -- sh "$GRADING/lessons/05-train.sh" 1 --clip 0
+check ranks1 10 180 "1 rank, caps tiny/unset/huge: equivalent; buckets in order" -- sh "$GRADING/lessons/05-train.sh" 1 --clip 0
 check ranks2 10 180 "2 ranks, differently initialised: broadcast, equivalent, one all-reduce per bucket" -- sh "$GRADING/lessons/05-train.sh" 2 --clip 0
 check ranks3 10 180 "3 ranks: equivalent, traffic" -- sh "$GRADING/lessons/05-train.sh" 3 --clip 0
 check ranks4 10 180 "4 ranks: equivalent, traffic" -- sh "$GRADING/lessons/05-train.sh" 4 --clip 0
