@@ -60,19 +60,26 @@ END {
             for (j = 1; j <= nh[r]; j++)
                 if (hs[r, j] >= a[r, i] && hs[r, j] <= z[r, i]) { starts++; if (hs[r, j] > last) last = hs[r, j] }
             for (j = 1; j <= nw[r]; j++) if (we[r, j] >= a[r, i] && we[r, j] <= z[r, i]) ends++
-            if (starts != k || ends != k) {
+            if (starts != ends)
+                bad("rank " r ", optimizer step " i ": " starts " backward passes began, " ends " finished: not a trace of this run")
+            if (starts != k) {
                 if (starts == 1 && k > 1)
                     bad("rank " r ", optimizer step " i ": 1 backward pass, expected k = " k " (one per micro-batch): --accum-steps is ignored — one forward/backward over the whole batch gives the same numbers but none of the memory saving; run k micro-batches of b_i examples each (chunk_range)")
                 bad("rank " r ", optimizer step " i ": " starts " backward passes, expected k = " k " (one forward and one backward per micro-batch)")
             }
             for (j = 1; j <= nc[r]; j++) {
                 c = cs[r, j]
-                if (c < a[r, i] || c > z[r, i] || c >= last) continue
+                if (c < a[r, i] || c > z[r, i]) continue
+                inside[r, j] = 1
+                if (c >= last) continue
                 m = 0
                 for (q = 1; q <= nh[r]; q++) if (hs[r, q] >= a[r, i] && hs[r, q] <= c) m++
                 bad("rank " r ", optimizer step " i ": an all-reduce started during micro-batch " m " of " k ": only the last micro-batch may synchronise, the others run under no_sync")
             }
         }
+    for (r = 0; r < N; r++)
+        for (j = 1; j <= nc[r]; j++)
+            if (!((r, j) in inside)) bad("rank " r ": an all-reduce ran outside every optimizer step: not a trace of this run")
     printf "trace: %d ranks x %d optimizer steps, each with %d backward passes and its all-reduces in the last\n", N, K, k
 }' "$tsv" || exit 1
 exit $status
