@@ -310,7 +310,10 @@ typedef struct {
  * float arithmetic, ~6 roundings of 6e-8 there) plus 2⁻²² |θ| for the roundings of θ itself that
  * no float implementation avoids (θ·(1 − lr·λ), then θ + step). Δθ is judged given the moments
  * the code computed, and m, v on their own (1e-6 of their terms), so each mistake shows where it
- * is made. */
+ * is made. Measured over 300 random states per case: the reference reaches at most 0.47 of the
+ * tolerance (0.29 with the seeds below); float bias corrections at least 3.2 at β2 = 0.999 (t = 1,
+ * 2, 10, 1000) and 22 at β2 = 0.9999; decay after the update ~1e4. At t = 5000 (and β2 = 0.95)
+ * 1 − βᵗ is no longer small, float or not: those cases are for the decay and the moments. */
 static adamw_errors_t adamw_update_case(const adamw_case_t *c, uint64_t seed) {
     enum { N = 128 };
     const adamw_hparams_t *hp = &c->hp;
