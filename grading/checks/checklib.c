@@ -136,6 +136,14 @@ long long ck_tape_ll(const char *what, long long value) {
     return value;
 }
 
+bool ck_tape_ends_here(void) {
+    if (tape.phase != TAPE_JUDGE) return false;
+    int ch = fgetc(tape.f);
+    if (ch == EOF) return true;
+    ungetc(ch, tape.f);
+    return false;
+}
+
 int ck_main(int argc, char **argv, const ck_entry_t *checks) {
     if (argc == 2)
         for (const ck_entry_t *c = checks; c->name; c++)

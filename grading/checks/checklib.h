@@ -41,6 +41,10 @@ void ck_tape(const char *what, void *data, size_t bytes);
 double ck_tape_double(const char *what, double value);
 /* "what: value" for an integer result (sizes, counts, offsets). */
 long long ck_tape_ll(const char *what, long long value);
+/* Judge phase: does the run's tape end here, i.e. did the run stop (crash, hang, exit) before its
+ * next record? After a marker recorded just before a risky call, lets a check say which call
+ * killed the run instead of the generic "stopped before producing this". False in other phases. */
+bool ck_tape_ends_here(void);
 
 /* Run the named check from a table; the program's usage is "checkNN CHECK". */
 typedef struct {

@@ -1,0 +1,85 @@
+#!/bin/sh
+# 06-train.sh PROGRAM NRANKS BATCH CAP K [flags]: lesson 06's trainer with --accum-steps K.
+#
+# First ddp-train.sh: equivalence with the reference on the global batch, buckets launched once each,
+# one ring all-reduce per bucket per optimizer step (the counters). None of that can tell
+# accumulation from ONE forward/backward over the whole batch — the weights b_i/B make the numbers
+# identical — so the run is also traced (--trace), and the judge reads the trace:
+#   - exactly K backward passes in every optimizer step (one per micro-batch), counted from the
+#     "bwd head" / "bwd wte" spans that model_backward itself records (the reference model, not
+#     the student's file);
+#   - every all-reduce of a step starts after the last backward of the step began (no_sync: the
+#     first K−1 micro-batches send nothing).
+# The trace was written by the submission's process, so its structure is checked before it is
+# believed (as grading/overlap.c does): exactly NRANKS ranks, STEPS "step" spans on each, every
+# span with a rank in range, finite times and t1 >= t0, at most 200000 spans.
+set -u
+. "$GRADING/lessons/lib.sh"
+prog=$1 n=$2 b=$3 cap=$4 k=$5
+shift 5
+K=${STEPS:-8}
+SUB_EXTRA="--accum-steps $k --trace trace.json" sh "$GRADING/lessons/ddp-train.sh" "$prog" "$n" "$b" "$cap" "$@"
+status=$?
+[ "$PHASE" = judge ] || exit $status
+# A run that did not finish has been reported; its trace (if any) would only add noise. Otherwise
+# the trace is read even when the numbers were wrong: synchronising on the wrong micro-batch keeps
+# the traffic right and breaks equivalence with hints about formulas — the trace names the cause.
+launched sub.log "your program" >/dev/null || exit $status
+tsv=$RUN_DIR/trace.json.tsv
+if [ ! -f "$tsv" ]; then
+    echo "FAIL: your run wrote no trace (--trace trace.json → trace.json.tsv): did trainer_finish run?"
+    exit 1
+fi
+awk -F '\t' -v N="$n" -v K="$K" -v k="$k" '
+function bad(msg) { print "FAIL: " msg; failed = 1; exit 1 }
+function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
+/^#/ { next }
+{
+    if (++spans > 200000) bad("the trace holds more than 200000 spans: not a trace of this run")
+    if (NF != 5 || $1 !~ /^[0-9]+$/ || !num($3) || !num($4))
+        bad("the trace has a line that is not a span (rank, track, start, end, name): " substr($0, 1, 80))
+    r = $1 + 0; t0 = $3 + 0; t1 = $4 + 0
+    if (r >= N) bad("the trace has a span of rank " r ": the run had " N " ranks")
+    if (t1 < t0) bad("the trace has a span that ends before it starts (rank " r ", " $3 ".." $4 " ms)")
+    seen[r] = 1
+    if ($5 == "step" && $2 == "compute") { i = ++nstep[r]; a[r, i] = t0; z[r, i] = t1 }
+    else if ($5 == "bwd head" && $2 == "compute") { nh[r]++; hs[r, nh[r]] = t0 }
+    else if ($5 == "bwd wte" && $2 == "compute") { nw[r]++; we[r, nw[r]] = t0 }
+    else if ($2 == "comm" && $5 ~ /^allreduce/) { nc[r]++; cs[r, nc[r]] = t0 }
+}
+END {
+    if (failed) exit 1
+    for (r = 0; r < N; r++) {
+        if (!(r in seen)) bad("the trace holds no span of rank " r ": the run had " N " ranks")
+        if (nstep[r] != K) bad("rank " r "\047s trace holds " nstep[r] + 0 " steps, the run had " K)
+    }
+    for (r = 0; r < N; r++)
+        for (i = 1; i <= K; i++) {
+            # the step spans: backward passes (starts and ends) and all-reduce starts inside it
+            last = -1; ends = 0; starts = 0
+            for (j = 1; j <= nh[r]; j++)
+                if (hs[r, j] >= a[r, i] && hs[r, j] <= z[r, i]) { starts++; if (hs[r, j] > last) last = hs[r, j] }
+            for (j = 1; j <= nw[r]; j++) if (we[r, j] >= a[r, i] && we[r, j] <= z[r, i]) ends++
+            if (starts != ends)
+                bad("rank " r ", optimizer step " i ": " starts " backward passes began, " ends " finished: not a trace of this run")
+            if (starts != k) {
+                if (starts == 1 && k > 1)
+                    bad("rank " r ", optimizer step " i ": 1 backward pass, expected k = " k " (one per micro-batch): --accum-steps is ignored — one forward/backward over the whole batch gives the same numbers but none of the memory saving; run k micro-batches of b_i examples each (chunk_range)")
+                bad("rank " r ", optimizer step " i ": " starts " backward passes, expected k = " k " (one forward and one backward per micro-batch)")
+            }
+            for (j = 1; j <= nc[r]; j++) {
+                c = cs[r, j]
+                if (c < a[r, i] || c > z[r, i]) continue
+                inside[r, j] = 1
+                if (c >= last) continue
+                m = 0
+                for (q = 1; q <= nh[r]; q++) if (hs[r, q] >= a[r, i] && hs[r, q] <= c) m++
+                bad("rank " r ", optimizer step " i ": an all-reduce started during micro-batch " m " of " k ": only the last micro-batch may synchronise, the others run under no_sync")
+            }
+        }
+    for (r = 0; r < N; r++)
+        for (j = 1; j <= nc[r]; j++)
+            if (!((r, j) in inside)) bad("rank " r ": an all-reduce ran outside every optimizer step: not a trace of this run")
+    printf "trace: %d ranks x %d optimizer steps, each with %d backward passes and its all-reduces in the last\n", N, K, k
+}' "$tsv" || exit 1
+exit $status
