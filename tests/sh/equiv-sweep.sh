@@ -66,7 +66,7 @@ one() {
         false_failures=$((false_failures + 1))
         failed_list="$failed_list $what/seed$seed/N$n/b$b"
         echo "  not equivalent: $what seed $seed N=$n b=$b $*:"
-        grep -E 'FAIL|hint' "$TMP/eq" | head -n 4 | sed 's/^/    /'
+        { grep -E 'FAIL|hint' "$TMP/eq" || tail -n 3 "$TMP/eq"; } | head -n 4 | sed 's/^/    /'
     fi
 }
 
