@@ -12,7 +12,7 @@
 # One PASS line per group; each configuration's worst use of each tolerance is kept, and the
 # totals line gives the worst of all (the margin: 1.0 would be a failure).
 . "$(dirname "$0")/lib.sh"
-EQUIV=$ROOT/build/grading/equiv
+EQUIV=${EQUIV_BIN:-$ROOT/build/grading/equiv}
 B=$ROOT/build/solutions
 DATA=$ROOT/build/data/words-train.tok
 [ -f "$DATA" ] || { fail "the word-list data $DATA is missing (make dataset)"; exit 0; }
