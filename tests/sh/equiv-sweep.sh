@@ -22,6 +22,7 @@ false_failures=0
 excused=0
 worst_loss=0 worst_grad=0 worst_param=0
 failed_list=""
+worst_at=none
 
 maxf() { awk -v a="$1" -v b="$2" 'BEGIN { print (b + 0 > a + 0) ? b : a }'; }
 
@@ -57,10 +58,16 @@ one() {
     l=$(sed -n 's/^loss .*(worst \([0-9.e+-]*\) of the tolerance)/\1/p' "$TMP/eq")
     g=$(sed -n 's/^grads .*(worst \([0-9.e+-]*\) of the tolerance)/\1/p' "$TMP/eq")
     p=$(sed -n 's/^params .*(worst \([0-9.e+-]*\) of the tolerance)/\1/p' "$TMP/eq")
-    x=$(sed -n 's/^ *\([0-9]*\) elements* with a near-zero first gradient.*/\1/p' "$TMP/eq")
+    x=$(sed -n 's/.*near-zero first gradient): [0-9]*, \([0-9]*\) of them excused.*/\1/p' "$TMP/eq")
     worst_loss=$(maxf "$worst_loss" "${l:-0}")
     worst_grad=$(maxf "$worst_grad" "${g:-0}")
-    worst_param=$(maxf "$worst_param" "${p:-0}")
+    if [ "$(maxf "$worst_param" "${p:-0}")" != "$worst_param" ]; then
+        worst_param=${p:-0}
+        worst_at="$what seed $seed N=$n b=$b"
+        # EQUIV_SWEEP_KEEP=DIR: keep the dumps of the configuration closest to failing
+        [ -n "${EQUIV_SWEEP_KEEP:-}" ] && mkdir -p "$EQUIV_SWEEP_KEEP" && cp "$ref" "$EQUIV_SWEEP_KEEP/ref.st" &&
+            cp "$TMP/sub.st" "$EQUIV_SWEEP_KEEP/sub.st" && echo "$worst_at" >"$EQUIV_SWEEP_KEEP/config"
+    fi
     excused=$((excused + ${x:-0}))
     if [ $rc != 0 ]; then
         false_failures=$((false_failures + 1))
@@ -73,11 +80,11 @@ one() {
 # report GROUP: one PASS or FAIL line for the configurations run since the last report
 report() {
     if [ "$false_failures" = 0 ]; then
-        pass "$1: $configs configurations equivalent (worst loss $worst_loss, grads $worst_grad, params $worst_param of the tolerances; $excused AdamW-sensitive elements excused)"
+        pass "$1: $configs configurations equivalent (worst loss $worst_loss, grads $worst_grad, params $worst_param of the tolerances, at $worst_at; $excused AdamW-sensitive elements excused)"
     else
         fail "$1: $false_failures of $configs correct configurations judged NOT equivalent:$failed_list"
     fi
-    configs=0 false_failures=0 excused=0 worst_loss=0 worst_grad=0 worst_param=0 failed_list=""
+    configs=0 false_failures=0 excused=0 worst_loss=0 worst_grad=0 worst_param=0 failed_list="" worst_at=none
 }
 
 if [ "${EQUIV_SWEEP:-}" = full ]; then
