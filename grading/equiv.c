@@ -147,7 +147,7 @@ static void explain(const char *name, const float *a, const float *b, size_t n, 
     }
     if (fabs(ratio - 1) >= 0.005) {
         printf("  hint: %s points the right way but is %.3fx the reference: a scale factor is wrong (or gradient "
-               "clipping is not applied)\n",
+               "clipping is not applied, or applied with another norm)\n",
                name, ratio);
         return;
     }
@@ -430,7 +430,8 @@ int main(int argc, char **argv) {
             printf("  hint: step 1 is computed before any update: its examples, the forward pass, or how the loss is "
                    "averaged over the ranks differ\n");
         else if (grads_ok == 0)
-            printf("  hint: step 1's loss agrees but its gradients differ (see below): the updates use them\n");
+            printf("  hint: step 1's loss agrees but its gradients differ (see below): every update uses them (AdamW's "
+                   "first depends only on their sign, so a wrong scale shows in the losses from step 3 on)\n");
         else if (k == 2)
             printf("  hint: step 1's loss%s agree%s, so update 1 went wrong — the optimizer step or clipping — or step 2 "
                    "did not run with the updated parameters (a rank that never received them?)\n",
