@@ -431,7 +431,7 @@ int main(int argc, char **argv) {
                    "averaged over the ranks differ\n");
         else if (grads_ok == 0)
             printf("  hint: step 1's loss agrees but its gradients differ (see below): every update uses them (AdamW's "
-                   "first depends only on their sign, so a wrong scale shows in the losses from step 3 on)\n");
+                   "first depends only on their sign, so a wrong scale reaches the losses at step 3 at the earliest)\n");
         else if (k == 2)
             printf("  hint: step 1's loss%s agree%s, so update 1 went wrong — the optimizer step or clipping — or step 2 "
                    "did not run with the updated parameters (a rank that never received them?)\n",
