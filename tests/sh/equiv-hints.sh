@@ -6,6 +6,7 @@ EQUIV=$ROOT/build/grading/equiv
 EDIT=$ROOT/build/tests/progs/dump_edit
 # 3 ranks of 4 on the committed fixture: grad.wte has 40 exact zeros there (tokens no example of
 # step 1 holds); no other gradient has an element within 1e-6 of 0
+# shellcheck disable=SC2086
 $TRAIN $QUICK --batch 12 --steps 8 --lr 1e-2 --clip 0 --seed 3 --dump "$TMP/ref.st" >/dev/null 2>&1 || fail "reference run"
 
 # expect NAME WANT(0 equivalent, 1 not) NEEDLE EDIT-ARGS...: edit the dump, compare, check

@@ -115,6 +115,7 @@ report "reference DDP (ring, tree) and FSDP: N=3 b=4 seed 3 (AdamW amplified rou
 
 # it can fail: a real difference no loss shows for 8 steps — the weight decay doubled — changes
 # every parameter a little, and more than a reordering can
+# shellcheck disable=SC2086
 if "$B/01-trainer/train" $F0 --seed 3 --device cpu --batch 12 --weight-decay 0.02 --dump "$TMP/wd.st" >/dev/null 2>&1 &&
     ! "$EQUIV" "$TMP/ref-3-12-.st" "$TMP/wd.st" --batch 4 --world 3 --lr 1e-2 >"$TMP/eq" 2>&1 &&
     grep -q '^FAIL: param\.' "$TMP/eq"; then
