@@ -126,8 +126,8 @@ static void explain(const char *name, const float *a, const float *b, size_t n, 
             int up = ratio > 1;
             if (up)
                 printf("  hint: %s is %s = %.3fx the reference, N = %g the world size: a norm taken over 1/N of the "
-                       "elements, which is about 1/√N of the whole (clipping by each rank's LOCAL norm?), or a division "
-                       "by √N where the reference divides by N?\n",
+                       "elements, which is about 1/√N of the whole (clipping by each rank's LOCAL norm?), or a "
+                       "division by √N where the reference divides by N?\n",
                        name, factors[i].label, ratio, f * f);
             else
                 printf("  hint: %s is 1/%s = %.3fx the reference, N = %g the world size: a norm about √N too large "
@@ -313,8 +313,8 @@ static int check_params(const st_file_t *ref, const st_file_t *sub, double atol,
         printf("params  %d tensors: %d differ; max-rel %.3g  max-ULP %llu  (worst %.2g of the tolerance)\n", seen,
                bad_tensors, worst_rel, worst_ulp, worst_used);
         if (excused_total)
-            printf("        AdamW-sensitive elements (near-zero first gradient): %zu, %zu of them excused for differing "
-                   "by up to %.3g (AdamW can take them %.3g apart; at most %d a tensor)\n",
+            printf("        AdamW-sensitive elements (near-zero first gradient): %zu, %zu of them excused for "
+                   "differing by up to %.3g (AdamW can take them %.3g apart; at most %d a tensor)\n",
                    sensitive_total, excused_total, worst_excused, reach, SENSITIVE_CAP);
         else if (sensitive_total)
             printf("        AdamW-sensitive elements (near-zero first gradient): %zu, all within the tolerance (worst "
@@ -426,18 +426,19 @@ int main(int argc, char **argv) {
             printf("  hint: the first step after resuming already differs: the restored parameters, optimizer state "
                    "or data position are not the ones saved\n");
         else if (off > 0)
-            printf("  hint: steps %zu..%zu agree after resuming, so the difference enters in update %zu or in step %zu's "
-                   "examples\n",
+            printf("  hint: steps %zu..%zu agree after resuming, so the difference enters in update %zu or in "
+                   "step %zu's examples\n",
                    off + 1, k - 1, k - 1, k);
         else if (cl.first_bad == 0)
             printf("  hint: step 1 is computed before any update: its examples, the forward pass, or how the loss is "
                    "averaged over the ranks differ\n");
         else if (grads_ok == 0)
             printf("  hint: step 1's loss agrees but its gradients differ (see below): every update uses them (AdamW's "
-                   "first depends only on their sign, so a wrong scale reaches the losses at step 3 at the earliest)\n");
+                   "first depends only on their sign, so a wrong scale reaches the losses at step 3 at the "
+                   "earliest)\n");
         else if (k == 2)
-            printf("  hint: step 1's loss%s agree%s, so update 1 went wrong — the optimizer step or clipping — or step 2 "
-                   "did not run with the updated parameters (a rank that never received them?)\n",
+            printf("  hint: step 1's loss%s agree%s, so update 1 went wrong — the optimizer step or clipping — or "
+                   "step 2 did not run with the updated parameters (a rank that never received them?)\n",
                    grads_ok == 1 ? " and gradients" : "", grads_ok == 1 ? "" : "s");
         else
             printf("  hint: steps 1..%zu agree%s: update 1 was right, so the difference enters in step %zu's gradient "
