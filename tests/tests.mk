@@ -23,3 +23,10 @@ $(O)/tests/progs/%: $(O)/tests/progs/%.o $(LIBDPC)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 test-build: $(TEST_PROGS)
+
+# The long sweep of equiv's tolerances (tests/sh/equiv-sweep.sh; `make test` runs its short form):
+# the reference DDP (ring, tree) and FSDP over seeds x world sizes 1-5 x batch sizes — no false
+# failures allowed. SEEDS=n widens it (default 6: 252 configurations, about 15 minutes on 2 cores).
+.PHONY: test-equiv-sweep
+test-equiv-sweep: test-build
+	EQUIV_SWEEP=full sh tests/sh/equiv-sweep.sh

@@ -28,6 +28,14 @@ judge)
     fi
     launched sub.log "your program" || exit 1
     [ -f "$RUN_DIR/sub.st" ] || { echo "your program ended well but wrote no dump (--dump sub.st)"; exit 1; }
-    "$EQUIV" ref.st "$RUN_DIR/sub.st" --batch "$b" --world "$n" ${EQUIV_EXTRA:-}
+    # equiv needs the runs' optimizer to tell AdamW's amplified rounding from an error (see equiv.c):
+    # the last value of each of these flags, as the trainers read them
+    opt=""
+    for o in lr optimizer beta1 beta2 eps; do
+        v=$(echo " $flags " | sed -n "s/.* --$o \([^ ]*\) .*/\1/p")
+        [ -n "$v" ] && opt="$opt --$o $v"
+    done
+    # shellcheck disable=SC2086
+    "$EQUIV" ref.st "$RUN_DIR/sub.st" --batch "$b" --world "$n" $opt ${EQUIV_EXTRA:-}
     ;;
 esac
