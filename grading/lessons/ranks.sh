@@ -1,17 +1,25 @@
 #!/bin/sh
 # ranks.sh PROGRAM CHECK N... — a check program's CHECK under mpirun on each world size N in turn
 # (lessons 03 and 04: "the ring on 1 and 2 ranks").
-#   run:   each size in turn, stopping at the first that fails (a hang costs the watchdog's time once)
-#   judge: each size in turn; the first that fails is reported ALONE (what it printed, and which
-#          sizes passed before it): the summary of a 1-rank run that passed is no answer to a crash
-#          on 2 ranks. When all pass, every size's summary. Exit 77 (no GPU: SKIPPED) is passed on.
+#   run:   each size in turn, stopping at the first that fails (a hang costs the watchdog's time once);
+#          each size's output is also kept in ranks.npN.log
+#   judge: each size in turn; the first that fails is reported ALONE (what it printed, which sizes
+#          passed before it, and the run's watchdog line when it hung): the summary of a 1-rank
+#          run that passed is no answer to a crash on 2 ranks. When all pass, every size's summary.
+#          Exit 77 (no GPU: SKIPPED) is passed on.
 set -u
 prog=$1 check=$2
 shift 2
 case ${PHASE:-judge} in
 prep) exit 0 ;;
 run)
-    for n in "$@"; do "$MPIRUN" -np "$n" "$prog" "$check" || exit; done
+    # each size's output is also kept for the judge, which names the first rank that timed out
+    for n in "$@"; do
+        "$MPIRUN" -np "$n" "$prog" "$check" >"ranks.np$n.log" 2>&1
+        rc=$?
+        cat "ranks.np$n.log"
+        [ $rc = 0 ] || exit $rc
+    done
     exit 0
     ;;
 esac
@@ -25,6 +33,13 @@ for n in "$@"; do
         continue
     fi
     [ $rc != 77 ] && echo "on $n rank(s)${passed:+ (it passed on $passed)}:"
+    # A hang ends with every rank's watchdog line, all within the same instant; the cause is the
+    # point-to-point wait (the rest are ranks waiting for that one in the grader's bookkeeping
+    # collective). Read from the run's own output: it can only explain, never pass.
+    log=${RUN_DIR:-.}/ranks.np$n.log
+    first=$(grep -a -m 1 -E 'timeout after [0-9.e+]+ s in (send|recv|sendrecv) ' "$log" 2>/dev/null | cut -c1-400)
+    [ -n "$first" ] || first=$(grep -a -m 1 'timeout after' "$log" 2>/dev/null | cut -c1-400)
+    [ -n "$first" ] && echo "FAIL: your run hung: $first"
     cat "$out"
     exit $rc
 done
