@@ -2,7 +2,7 @@
 # ranks.sh PROGRAM CHECK N... — a check program's CHECK under mpirun on each world size N in turn
 # (lessons 03 and 04: "the ring on 1 and 2 ranks").
 #   run:   each size in turn, stopping at the first that fails (a hang costs the watchdog's time once);
-#          each size's output is also kept in ranks.npN.log
+#          each size's output is kept in ranks.npN.log, and shown only for the size that failed
 #   judge: each size in turn; the first that fails is reported ALONE (what it printed, which sizes
 #          passed before it, and the run's watchdog line when it hung): the summary of a 1-rank
 #          run that passed is no answer to a crash on 2 ranks. When all pass, every size's summary.
@@ -13,12 +13,17 @@ shift 2
 case ${PHASE:-judge} in
 prep) exit 0 ;;
 run)
-    # each size's output is also kept for the judge, which names the first rank that timed out
+    # Each size's output goes to a file (the judge names the rank that hung from it); only the
+    # size that fails is shown, so the run's last lines are its crash, not another size's summary.
     for n in "$@"; do
         "$MPIRUN" -np "$n" "$prog" "$check" >"ranks.np$n.log" 2>&1
         rc=$?
-        cat "ranks.np$n.log"
-        [ $rc = 0 ] || exit $rc
+        if [ $rc != 0 ]; then
+            echo "on $n rank(s):"
+            cat "ranks.np$n.log"
+            exit $rc
+        fi
+        echo "on $n rank(s): results recorded"
     done
     exit 0
     ;;
