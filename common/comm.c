@@ -111,6 +111,7 @@ static uint64_t op_begin(comm_t *c, const char *op, int dst, size_t scount, int 
                          dtype_t dt) {
     uint64_t seq = ++c->seq;
     atomic_fetch_add(&c->counters->ops, 1);
+    atomic_fetch_add(&c->world->all.ops, 1);
     pthread_mutex_lock(&c->inflight_lock);
     c->inflight = (comm_inflight_t){dp_now() + c->world->opts.timeout_s, op, dst, src, scount,
                                     rcount, dt, seq};
@@ -190,6 +191,8 @@ comm_t *comm_init(int *argc, char ***argv, const comm_opts_t *opts) {
     comm_struct_init(c, w, "world");
     w->backend->init(c, argc, argv);
     w->size = c->size;
+    c->own_counters.peers = dp_calloc((size_t)c->size, sizeof *c->own_counters.peers);
+    w->all.peers = dp_calloc((size_t)c->size, sizeof *w->all.peers);
     the_world = w;
     dp_set_abort_hook(abort_all);
     registry_add(c);
@@ -212,8 +215,10 @@ void comm_finalize(comm_t *c) {
     dp_set_abort_hook(NULL);
     the_world = NULL;
     pthread_mutex_destroy(&c->inflight_lock);
+    free(c->own_counters.peers);
     free(c);
     pthread_mutex_destroy(&w->lock);
+    free(w->all.peers);
     free(w);
 }
 
@@ -224,7 +229,10 @@ comm_t *comm_dup(comm_t *parent, const char *name, bool share_counters) {
     c->size = parent->size;
     c->local_rank = parent->local_rank;
     c->local_size = parent->local_size;
-    if (share_counters) c->counters = parent->counters;
+    if (share_counters)
+        c->counters = parent->counters;
+    else
+        c->own_counters.peers = dp_calloc((size_t)c->size, sizeof *c->own_counters.peers);
     op_begin(parent, "comm_dup", -1, 0, -1, 0, DT_U8);
     parent->world->backend->dup(parent, c);
     op_end(parent);
@@ -236,6 +244,7 @@ void comm_free(comm_t *c) {
     registry_remove(c);
     c->world->backend->free(c);
     pthread_mutex_destroy(&c->inflight_lock);
+    free(c->own_counters.peers); /* NULL when it shared its parent's */
     free(c);
 }
 
@@ -297,14 +306,25 @@ static void check_buf(const comm_t *c, const char *op, const void *buf, size_t c
     if (count > 0 && !buf) dp_fatal("rank %d: %s of %zu elements from a NULL buffer", c->rank, op, count);
 }
 
-static void count_send(comm_t *c, size_t bytes) {
-    atomic_fetch_add(&c->counters->msgs_sent, 1);
-    atomic_fetch_add(&c->counters->bytes_sent, bytes);
+/* A message is counted four times: in c's counters and the process's, each in total and by peer. */
+static void count_send(comm_t *c, int peer, size_t bytes) {
+    comm_atomic_counters_t *sets[2] = {c->counters, &c->world->all};
+    for (int i = 0; i < 2; i++) {
+        atomic_fetch_add(&sets[i]->msgs_sent, 1);
+        atomic_fetch_add(&sets[i]->bytes_sent, bytes);
+        atomic_fetch_add(&sets[i]->peers[peer].msgs_sent, 1);
+        atomic_fetch_add(&sets[i]->peers[peer].bytes_sent, bytes);
+    }
 }
 
-static void count_recv(comm_t *c, size_t bytes) {
-    atomic_fetch_add(&c->counters->msgs_recv, 1);
-    atomic_fetch_add(&c->counters->bytes_recv, bytes);
+static void count_recv(comm_t *c, int peer, size_t bytes) {
+    comm_atomic_counters_t *sets[2] = {c->counters, &c->world->all};
+    for (int i = 0; i < 2; i++) {
+        atomic_fetch_add(&sets[i]->msgs_recv, 1);
+        atomic_fetch_add(&sets[i]->bytes_recv, bytes);
+        atomic_fetch_add(&sets[i]->peers[peer].msgs_recv, 1);
+        atomic_fetch_add(&sets[i]->peers[peer].bytes_recv, bytes);
+    }
 }
 
 void comm_send(comm_t *c, const void *buf, size_t count, dtype_t dt, int peer) {
@@ -315,7 +335,7 @@ void comm_send(comm_t *c, const void *buf, size_t count, dtype_t dt, int peer) {
     op_begin(c, "send", peer, count, -1, 0, dt);
     c->world->backend->sendrecv(c, buf, count, peer, NULL, 0, -1, dt);
     op_end(c);
-    count_send(c, bytes);
+    count_send(c, peer, bytes);
 }
 
 void comm_recv(comm_t *c, void *buf, size_t count, dtype_t dt, int peer) {
@@ -324,7 +344,7 @@ void comm_recv(comm_t *c, void *buf, size_t count, dtype_t dt, int peer) {
     op_begin(c, "recv", -1, 0, peer, count, dt);
     c->world->backend->sendrecv(c, NULL, 0, -1, buf, count, peer, dt);
     op_end(c);
-    count_recv(c, count * dtype_size(dt));
+    count_recv(c, peer, count * dtype_size(dt));
 }
 
 void comm_sendrecv(comm_t *c, const void *sendbuf, size_t sendcount, int dst, void *recvbuf,
@@ -339,8 +359,8 @@ void comm_sendrecv(comm_t *c, const void *sendbuf, size_t sendcount, int dst, vo
     op_begin(c, "sendrecv", dst, sendcount, src, recvcount, dt);
     c->world->backend->sendrecv(c, sendbuf, sendcount, dst, recvbuf, recvcount, src, dt);
     op_end(c);
-    if (dst >= 0) count_send(c, sbytes);
-    if (src >= 0) count_recv(c, recvcount * dtype_size(dt));
+    if (dst >= 0) count_send(c, dst, sbytes);
+    if (src >= 0) count_recv(c, src, recvcount * dtype_size(dt));
 }
 
 void comm_barrier(comm_t *c) {
@@ -356,6 +376,8 @@ static void lib_begin(comm_t *c, const char *op, size_t count, dtype_t dt) {
     size_t bytes = count * dtype_size(dt);
     atomic_fetch_add(&c->counters->lib_calls, 1);
     atomic_fetch_add(&c->counters->lib_bytes, bytes);
+    atomic_fetch_add(&c->world->all.lib_calls, 1);
+    atomic_fetch_add(&c->world->all.lib_bytes, bytes);
     emulate(c, lib_cost(c, op, bytes));
     op_begin(c, op, -1, count, -1, count, dt);
 }
@@ -404,12 +426,32 @@ void comm_lib_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendc
 
 /* ---- accounting ------------------------------------------------------------------------------ */
 
-comm_counters_t comm_counters(const comm_t *c) {
-    comm_atomic_counters_t *a = c->counters;
+static comm_counters_t load(const comm_atomic_counters_t *a) {
     return (comm_counters_t){atomic_load(&a->msgs_sent), atomic_load(&a->bytes_sent),
                              atomic_load(&a->msgs_recv), atomic_load(&a->bytes_recv),
                              atomic_load(&a->lib_calls), atomic_load(&a->lib_bytes),
                              atomic_load(&a->ops)};
+}
+
+comm_counters_t comm_counters(const comm_t *c) { return load(c->counters); }
+comm_counters_t comm_process_counters(const comm_t *c) { return load(&c->world->all); }
+
+static comm_peer_counters_t load_peer(const comm_t *c, const comm_atomic_counters_t *a, int peer) {
+    if (peer < 0 || peer >= c->size)
+        dp_fatal("rank %d: counters of peer %d asked, but ranks are 0..%d", c->rank, peer, c->size - 1);
+    const comm_atomic_peer_t *p = &a->peers[peer];
+    return (comm_peer_counters_t){atomic_load(&p->msgs_sent), atomic_load(&p->bytes_sent),
+                                  atomic_load(&p->msgs_recv), atomic_load(&p->bytes_recv)};
+}
+
+comm_peer_counters_t comm_peer_counters(const comm_t *c, int peer) { return load_peer(c, c->counters, peer); }
+comm_peer_counters_t comm_process_peer_counters(const comm_t *c, int peer) {
+    return load_peer(c, &c->world->all, peer);
+}
+
+comm_peer_counters_t comm_peer_counters_diff(comm_peer_counters_t a, comm_peer_counters_t b) {
+    return (comm_peer_counters_t){a.msgs_sent - b.msgs_sent, a.bytes_sent - b.bytes_sent, a.msgs_recv - b.msgs_recv,
+                                  a.bytes_recv - b.bytes_recv};
 }
 
 void comm_reset_counters(comm_t *c) {
@@ -421,6 +463,12 @@ void comm_reset_counters(comm_t *c) {
     atomic_store(&a->lib_calls, 0);
     atomic_store(&a->lib_bytes, 0);
     atomic_store(&a->ops, 0);
+    for (int p = 0; p < c->size; p++) {
+        atomic_store(&a->peers[p].msgs_sent, 0);
+        atomic_store(&a->peers[p].bytes_sent, 0);
+        atomic_store(&a->peers[p].msgs_recv, 0);
+        atomic_store(&a->peers[p].bytes_recv, 0);
+    }
 }
 
 comm_counters_t comm_counters_diff(comm_counters_t a, comm_counters_t b) {

@@ -13,8 +13,9 @@
  *
  * Promises:
  *   - Counts are element counts of a dtype. Bytes are only ever reported, in the counters.
- *   - Every call is counted (messages and bytes sent and received per rank, library calls), so a
- *     grader can tell which algorithm ran, not only what it computed.
+ *   - Every call is counted (messages and bytes sent and received per rank and per peer, library
+ *     calls), per communicator and over all communicators of the process, so a grader can tell
+ *     which algorithm ran, not only what it computed.
  *   - Nothing hangs: every operation that waits on another rank is watched. If it has not finished
  *     after the timeout, the job ends with one line naming this rank, the peer, the operation and its
  *     sequence number.
@@ -41,6 +42,13 @@ typedef struct {
     uint64_t lib_calls, lib_bytes;  /* library collectives: calls, and input bytes */
     uint64_t ops;                   /* operations started (the sequence numbers handed out) */
 } comm_counters_t;
+
+/* Point-to-point traffic of this rank with one peer: tells WHICH ranks an algorithm talks to (a ring
+ * only to its neighbours, a tree only to its parent and children), not only how much. */
+typedef struct {
+    uint64_t msgs_sent, bytes_sent; /* to the peer */
+    uint64_t msgs_recv, bytes_recv; /* from the peer */
+} comm_peer_counters_t;
 
 typedef struct {
     const char *backend;     /* "mpi" (default) or "nccl" (device buffers through NCCL) */
@@ -123,6 +131,15 @@ void comm_lib_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendc
 comm_counters_t comm_counters(const comm_t *c);
 void comm_reset_counters(comm_t *c);
 comm_counters_t comm_counters_diff(comm_counters_t after, comm_counters_t before);
+/* c's point-to-point traffic with `peer` (0 <= peer < world size), in the same counters as
+ * comm_counters(c): shared with the dups that share them. */
+comm_peer_counters_t comm_peer_counters(const comm_t *c, int peer);
+comm_peer_counters_t comm_peer_counters_diff(comm_peer_counters_t after, comm_peer_counters_t before);
+/* Everything this process has moved on ANY communicator of its world (never reset): dups with
+ * counters of their own, bookkeeping ones included. What a grader reads to see all the traffic a
+ * piece of code caused, wherever it sent it. */
+comm_counters_t comm_process_counters(const comm_t *c);
+comm_peer_counters_t comm_process_peer_counters(const comm_t *c, int peer);
 
 /* Modelled cost of one message under the link emulator (0 when off). */
 double comm_link_cost_s(const comm_t *c, size_t bytes);

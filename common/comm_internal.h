@@ -31,8 +31,14 @@ typedef struct {
     void (*abort)(int status);
 } comm_backend_t;
 
+/* Point-to-point traffic with one peer. */
+typedef struct {
+    _Atomic uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv;
+} comm_atomic_peer_t;
+
 typedef struct {
     _Atomic uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv, lib_calls, lib_bytes, ops;
+    comm_atomic_peer_t *peers; /* [size]: the same point-to-point traffic, split by peer */
 } comm_atomic_counters_t;
 
 /* The operation a comm is waiting in, for the watchdog. */
@@ -59,6 +65,9 @@ typedef struct {
     _Atomic bool stopping;
     const comm_backend_t *backend;
     int size; /* ranks in the job */
+    /* Every communicator's traffic, whatever counters it keeps: a dup with counters of its own
+     * (bookkeeping, or one made to hide messages) cannot move a byte that is not counted here. */
+    comm_atomic_counters_t all;
 } comm_world_t;
 
 struct comm {

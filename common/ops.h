@@ -23,6 +23,10 @@ typedef struct {
     ops_backend_t backend;
     int threads;   /* BLAS threads (CPU) */
     void *device;  /* backend state (CUDA handles) */
+    /* NULL, or where ops_scale adds how many elements it scaled: the grader's count of the work each
+     * rank did (an all-reduce whose every rank scales the whole buffer gets the same bits as one
+     * whose ranks scale only their own chunk). One context is used by one thread at a time. */
+    uint64_t *scaled;
 } ops_t;
 
 /* Create a context. threads <= 0 means 1. OPS_CUDA fails with a clear error when no GPU (or no CUDA

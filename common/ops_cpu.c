@@ -197,6 +197,7 @@ void ops_fill(const ops_t *ops, float *x, float value, size_t n) {
 }
 
 void ops_scale(const ops_t *ops, float *x, float alpha, size_t n) {
+    if (ops->scaled) *ops->scaled += n;
     DISPATCH(ops_cuda_scale(ops, x, alpha, n));
     for (size_t i = 0; i < n; i++) x[i] *= alpha;
 }

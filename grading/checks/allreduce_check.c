@@ -23,9 +23,9 @@ static int own_chunk_only(int rank, int N, size_t count, const float *got, const
 }
 
 /* Explain a wrong result on this rank by the usual mistakes. */
-static void diagnose(const char *name, int rank, int N, size_t count, redop_t op, const float *got, const float *want,
-                     size_t first) {
-    printf("FAIL: %s, N=%d, count=%zu, %s: rank %d element %zu is %.7g, expected %.7g\n", name, N, count,
+static void diagnose(const allreduce_spec_t *spec, int rank, int N, size_t count, redop_t op, const float *got,
+                     const float *want, size_t first) {
+    printf("FAIL: %s, N=%d, count=%zu, %s: rank %d element %zu is %.7g, expected %.7g\n", spec->name, N, count,
            op == REDOP_SUM ? "sum" : "average", rank, first, (double)got[first], (double)want[first]);
     int own = 1, unchanged = 1, times_n = 1, over_n = 1, missing_root = 1;
     for (size_t i = 0; i < count; i++) {
@@ -49,11 +49,11 @@ static void diagnose(const char *name, int rank, int N, size_t count, redop_t op
     else if (N > 1 && over_n)
         printf("  hint: this is 1/N of the expected value: divided by N %s\n",
                op == REDOP_AVG ? "twice" : "although the op is REDOP_SUM");
-    else if (N > 1 && count > (size_t)N && count % (size_t)N && first >= count - count % (size_t)N)
+    else if (N > 1 && spec->chunked && count > (size_t)N && count % (size_t)N && first >= count - count % (size_t)N)
         printf("  hint: only the last count %% N = %zu elements are wrong: the remainder of count / N belongs to no "
                "chunk — give the first count %% N chunks one element more\n",
                count % (size_t)N);
-    else if (N > 1 && own_chunk_only(rank, N, count, got, want))
+    else if (N > 1 && spec->chunked && own_chunk_only(rank, N, count, got, want)) /* a ring's all-gather only */
         printf("  hint: only rank %d's own chunk is right: the all-gather phase must COPY the chunks it receives, "
                "not add them\n",
                rank);
@@ -62,7 +62,7 @@ static void diagnose(const char *name, int rank, int N, size_t count, redop_t op
         for (size_t i = 0; i < count; i++)
             if (memcmp(&got[i], &want[i], 4)) wrong++, last = i;
         printf("  hint: %zu of %zu elements are wrong, from index %zu to %zu", wrong, count, first, last);
-        if (N > 1 && count >= (size_t)N) {
+        if (N > 1 && spec->chunked && count >= (size_t)N) {
             size_t base = count / (size_t)N, extra = count % (size_t)N;
             size_t chunk = first < extra * (base + 1) ? first / (base + 1) : extra + (first - extra * (base + 1)) / base;
             printf(" (the first lies in chunk %zu of the %d chunks: chunks are %zu or %zu elements, the first %zu "
@@ -73,14 +73,46 @@ static void diagnose(const char *name, int rank, int N, size_t count, redop_t op
     }
 }
 
-int allreduce_sweep(coll_t *k, allreduce_fn fn, const char *name, traffic_rule_fn rule) {
+/* Is this call's traffic with every peer what the algorithm must send? Prints the first peer that
+ * is off. With count 0 an algorithm may skip its (empty) messages, so only extra ones fail. */
+static int traffic_ok(const allreduce_spec_t *spec, int rank, int N, size_t count, const comm_peer_counters_t *got) {
+    traffic_t *want = dp_calloc((size_t)N, sizeof *want);
+    spec->traffic(rank, N, count, want);
+    int ok = 1;
+    for (int p = 0; p < N && ok; p++) {
+        const comm_peer_counters_t *g = &got[p];
+        const traffic_t *w = &want[p];
+        int64_t ds = (int64_t)g->bytes_sent - (int64_t)w->bytes_sent, dr = (int64_t)g->bytes_recv - (int64_t)w->bytes_recv;
+        int bytes_bad = llabs(ds) > (int64_t)w->bytes_slack || llabs(dr) > (int64_t)w->bytes_slack;
+        int msgs_bad = count > 0 ? g->msgs_sent != w->msgs_sent || g->msgs_recv != w->msgs_recv
+                                 : g->msgs_sent > w->msgs_sent || g->msgs_recv > w->msgs_recv;
+        if (!bytes_bad && !msgs_bad) continue;
+        printf("FAIL: %s, N=%d, count=%zu: rank %d sent %llu messages / %llu bytes to rank %d and received %llu / %llu "
+               "from it; expected %llu / %llu and %llu / %llu",
+               spec->name, N, count, rank, (unsigned long long)g->msgs_sent, (unsigned long long)g->bytes_sent, p,
+               (unsigned long long)g->msgs_recv, (unsigned long long)g->bytes_recv, (unsigned long long)w->msgs_sent,
+               (unsigned long long)w->bytes_sent, (unsigned long long)w->msgs_recv, (unsigned long long)w->bytes_recv);
+        if (w->bytes_slack) printf(" (± %llu bytes of chunk rounding)", (unsigned long long)w->bytes_slack);
+        printf("\n  hint: %s\n", spec->traffic_hint);
+        ok = 0;
+    }
+    free(want);
+    return ok;
+}
+
+int allreduce_sweep(coll_t *k, const allreduce_spec_t *spec) {
     comm_t *c = k->comm;
     int N = comm_world_size(c), rank = comm_rank(c), bad = 0;
-    size_t lengths[] = {0, 1, (size_t)(N - 1), (size_t)N, (size_t)N + 1, 1009, (size_t)1 << 20};
-    size_t maxlen = (size_t)1 << 20;
+    size_t maxlen = spec->max_count ? spec->max_count : (size_t)1 << 20;
+    size_t lengths[] = {0, 1, (size_t)(N - 1), (size_t)N, (size_t)N + 1, 1009, maxlen};
     float *buf = dp_malloc(maxlen * 4), *want = dp_malloc(maxlen * 4);
+    comm_peer_counters_t *peers = dp_calloc((size_t)N, sizeof *peers), *peers0 = dp_calloc((size_t)N, sizeof *peers);
     /* on a GPU context the all-reduce works on a device copy; the checks below read it back */
     float *dev = k->ops->backend == OPS_CUDA ? ops_alloc(k->ops, maxlen) : NULL;
+    /* count what ops_scale does on this rank; the context is the check's own (ops_create), so
+     * writing its counter pointer through coll_t's const view is sound */
+    uint64_t scaled = 0;
+    ((ops_t *)k->ops)->scaled = &scaled;
     for (int o = 0; o < 2 && !bad; o++) {
         redop_t op = o == 0 ? REDOP_SUM : REDOP_AVG;
         for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
@@ -92,55 +124,55 @@ int allreduce_sweep(coll_t *k, allreduce_fn fn, const char *name, traffic_rule_f
                 want[i] = (float)s; /* exact */
                 if (op == REDOP_AVG) want[i] = want[i] * (1.0f / (float)N);
             }
-            comm_counters_t before = comm_counters(c);
+            /* every communicator of the process, not only k->comm: traffic on a dup counts too */
+            comm_counters_t before = comm_process_counters(c);
+            for (int p = 0; p < N; p++) peers0[p] = comm_process_peer_counters(c, p);
+            scaled = 0;
             if (dev) {
                 ops_from_host(k->ops, dev, buf, count);
-                fn(k, dev, count, op);
+                spec->fn(k, dev, count, op);
                 ops_to_host(k->ops, buf, dev, count);
             } else {
-                fn(k, buf, count, op);
+                spec->fn(k, buf, count, op);
             }
-            comm_counters_t d = comm_counters_diff(comm_counters(c), before);
+            comm_counters_t d = comm_counters_diff(comm_process_counters(c), before);
+            for (int p = 0; p < N; p++) peers[p] = comm_peer_counters_diff(comm_process_peer_counters(c, p), peers0[p]);
             /* what the call produced, as the judge reads it (checklib.h, "the tape"): the result on
-             * this rank and the traffic it counted; everything below looks at these only */
+             * this rank, the traffic it counted and the elements it scaled; everything below looks
+             * at these only */
             char what[128];
-            snprintf(what, sizeof what, "%s, N=%d, count=%zu, %s: result", name, N, count,
-                     op == REDOP_SUM ? "sum" : "average");
+            const char *opname = op == REDOP_SUM ? "sum" : "average";
+            snprintf(what, sizeof what, "%s, N=%d, count=%zu, %s: result", spec->name, N, count, opname);
             ck_tape(what, buf, count * 4);
-            snprintf(what, sizeof what, "%s, N=%d, count=%zu, %s: traffic", name, N, count,
-                     op == REDOP_SUM ? "sum" : "average");
+            snprintf(what, sizeof what, "%s, N=%d, count=%zu, %s: traffic", spec->name, N, count, opname);
             ck_tape(what, &d, sizeof d);
+            snprintf(what, sizeof what, "%s, N=%d, count=%zu, %s: traffic by peer", spec->name, N, count, opname);
+            ck_tape(what, peers, (size_t)N * sizeof *peers);
+            snprintf(what, sizeof what, "%s, N=%d, count=%zu, %s: elements scaled", spec->name, N, count, opname);
+            ck_tape(what, &scaled, sizeof scaled);
             int mine = 0;
             for (size_t i = 0; i < count && !mine; i++) {
                 /* SUM: bit for bit. AVG: within 1 ULP (x/N and x·(1/N) may round differently). */
                 int ok = op == REDOP_SUM ? !memcmp(&buf[i], &want[i], 4) : cmp_ulp_distance(buf[i], want[i]) <= 1;
                 if (!ok) {
-                    diagnose(name, rank, N, count, op, buf, want, i);
+                    diagnose(spec, rank, N, count, op, buf, want, i);
                     mine = 1;
                 }
             }
             if (d.lib_calls) {
                 printf("FAIL: %s, N=%d, count=%zu: rank %d called %llu library collective(s); build the all-reduce from "
                        "comm_send/comm_recv/comm_sendrecv only\n",
-                       name, N, count, rank, (unsigned long long)d.lib_calls);
+                       spec->name, N, count, rank, (unsigned long long)d.lib_calls);
                 mine = 1;
             }
-            if (!mine && rule && op == REDOP_SUM) {
-                traffic_t e = rule(rank, N, count);
-                int64_t ds = (int64_t)d.bytes_sent - (int64_t)e.bytes_sent, dr = (int64_t)d.bytes_recv - (int64_t)e.bytes_recv;
-                int bytes_bad = llabs(ds) > (int64_t)e.bytes_slack || llabs(dr) > (int64_t)e.bytes_slack;
-                int msgs_bad = e.check_msgs && count > 0 && (d.msgs_sent != e.msgs_sent || d.msgs_recv != e.msgs_recv);
-                if (bytes_bad || msgs_bad) {
-                    printf("FAIL: %s, N=%d, count=%zu: rank %d sent %llu messages / %llu bytes and received %llu / %llu; "
-                           "expected %llu / %llu and %llu / %llu",
-                           name, N, count, rank, (unsigned long long)d.msgs_sent, (unsigned long long)d.bytes_sent,
-                           (unsigned long long)d.msgs_recv, (unsigned long long)d.bytes_recv,
-                           (unsigned long long)e.msgs_sent, (unsigned long long)e.bytes_sent,
-                           (unsigned long long)e.msgs_recv, (unsigned long long)e.bytes_recv);
-                    if (e.bytes_slack) printf(" (± %llu bytes of chunk rounding)", (unsigned long long)e.bytes_slack);
-                    printf("\n");
-                    mine = 1;
-                }
+            if (!mine && spec->traffic && !traffic_ok(spec, rank, N, count, peers)) mine = 1;
+            size_t may = op == REDOP_AVG && spec->scaled ? spec->scaled(rank, N, count) : 0;
+            if (!mine && scaled > may) {
+                printf("FAIL: %s, N=%d, count=%zu, %s: rank %d scaled %llu elements with ops_scale; it needs to scale at "
+                       "most %zu\n  hint: %s\n",
+                       spec->name, N, count, opname, rank, (unsigned long long)scaled, may,
+                       op == REDOP_SUM ? "REDOP_SUM never scales" : spec->scale_hint);
+                mine = 1;
             }
             int any = mine;
             comm_lib_allreduce(c, &mine, &any, 1, DT_I32, REDOP_MAX); /* the grader's own bookkeeping */
@@ -150,11 +182,20 @@ int allreduce_sweep(coll_t *k, allreduce_fn fn, const char *name, traffic_rule_f
             }
         }
     }
+    ((ops_t *)k->ops)->scaled = NULL;
     if (dev) ops_free(k->ops, dev);
-    if (!bad && rank == 0)
-        printf("%s%s on %d rank%s: exact for lengths 0, 1, N-1, N, N+1, 1009, 2^20 (sum bit for bit, average within 1 "
-               "ULP), traffic as expected, no library collectives\n",
-               name, dev ? " (GPU buffers)" : "", N, N > 1 ? "s" : "");
+    if (!bad && rank == 0) {
+        char top[32];
+        if (maxlen == (size_t)1 << 20)
+            snprintf(top, sizeof top, "2^20");
+        else
+            snprintf(top, sizeof top, "%zu", maxlen);
+        printf("%s%s on %d rank%s: exact for lengths 0, 1, N-1, N, N+1, 1009, %s (sum bit for bit, average within 1 "
+               "ULP), traffic with each peer as expected, no library collectives, no extra scaling\n",
+               spec->name, dev ? " (GPU buffers)" : "", N, N > 1 ? "s" : "", top);
+    }
+    free(peers);
+    free(peers0);
     free(buf);
     free(want);
     return bad;

@@ -2,7 +2,8 @@
  *
  *   check03 reduce_cpu                 the C loop, on exact inputs, with guard elements
  *   check03 reduce_kernel              the CUDA kernel against the C loop (exit 77: no GPU here)
- *   mpirun -np N check03 allreduce     naive_allreduce: exact-oracle sweep and root-heavy traffic */
+ *   mpirun -np N check03 allreduce     naive_allreduce: exact-oracle sweep, traffic only through rank 0
+ *                                      (per peer, every communicator), only rank 0 averages */
 #include "allreduce_check.h"
 #include "checklib.h"
 #include "util.h"
@@ -89,11 +90,18 @@ static int reduce_kernel_check(void) {
     exit(SKIPPED);
 }
 
-/* Naive: rank 0 receives and sends N−1 buffers, every other rank sends and receives one. */
-static traffic_t naive_traffic(int rank, int N, size_t count) {
-    uint64_t b = count * 4, m = rank == 0 ? (uint64_t)(N - 1) : 1u;
-    if (N == 1) m = 0;
-    return (traffic_t){m, m, m * b, m * b, 0, 1};
+/* Naive: everything goes through rank 0: it exchanges one buffer each way with every other rank; a
+ * worker talks to rank 0 only, one buffer each way. */
+static void naive_traffic(int rank, int N, size_t count, traffic_t *want) {
+    uint64_t b = count * 4;
+    for (int p = 0; p < N; p++)
+        if (p != rank && (rank == 0 || p == 0)) want[p] = (traffic_t){1, 1, b, b, 0};
+}
+
+/* Only the root averages: the workers receive the finished result. */
+static size_t naive_scaled(int rank, int N, size_t count) {
+    (void)N;
+    return rank == 0 ? count : 0;
 }
 
 static int allreduce_check(void) {
@@ -103,9 +111,20 @@ static int allreduce_check(void) {
     ops_t *ops = ops_create(OPS_CPU, 1);
     coll_t k;
     coll_init(&k, c, ops);
-    int bad = allreduce_sweep(&k, naive_allreduce, "naive_allreduce", naive_traffic);
+    const allreduce_spec_t spec = {
+        .name = "naive_allreduce",
+        .fn = naive_allreduce,
+        .traffic = naive_traffic,
+        .traffic_hint = "every message goes through rank 0: a worker sends its buffer to rank 0 once and receives the "
+                        "result from it once; rank 0 does that with each worker (no worker talks to another)",
+        .scaled = naive_scaled,
+        .scale_hint = "only rank 0 averages (once, before it sends the result); the workers receive the finished "
+                      "average and must not scale it",
+    };
+    int bad = allreduce_sweep(&k, &spec);
     coll_free(&k);
     comm_finalize(c);
+    ops_destroy(ops);
     return bad;
 }
 

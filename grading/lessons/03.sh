@@ -3,8 +3,8 @@ C="$PROGS/grading/check03"
 D="$SUB_OBJS/03-naive-allreduce"
 check reduce_cpu 10 60 "reduce_add_cpu: exact, no writes outside the range" -- "$C" reduce_cpu
 check reduce_kernel 10 120 "reduce_add_kernel on the GPU: exact, block-size edges" -- "$C" reduce_kernel
-check ranks1_2 10 120 "naive all-reduce on 1 and 2 ranks: exact, root traffic 2(N-1)|g|" -- sh -c "\"$MPIRUN\" -np 1 \"$C\" allreduce && \"$MPIRUN\" -np 2 \"$C\" allreduce"
-check ranks3 5 120 "naive all-reduce, 3 ranks" -- "$MPIRUN" -np 3 "$C" allreduce
-check ranks4 5 120 "naive all-reduce, 4 ranks" -- "$MPIRUN" -np 4 "$C" allreduce
-check ranks5 10 120 "naive all-reduce, 5 ranks" -- "$MPIRUN" -np 5 "$C" allreduce
+check ranks1_2 10 120 "naive all-reduce on 1 and 2 ranks: exact, root traffic 2(N-1)|g|" -- sh "$GRADING/lessons/ranks.sh" "$C" allreduce 1 2
+check ranks3 5 120 "naive all-reduce, 3 ranks" -- sh "$GRADING/lessons/ranks.sh" "$C" allreduce 3
+check ranks4 5 120 "naive all-reduce, 4 ranks" -- sh "$GRADING/lessons/ranks.sh" "$C" allreduce 4
+check ranks5 10 120 "naive all-reduce, 5 ranks" -- sh "$GRADING/lessons/ranks.sh" "$C" allreduce 5
 check point_to_point 10 30 "naive.c communicates with point-to-point calls only" -- sh "$GRADING/lessons/symbols.sh" "$D/naive.o"

@@ -1,5 +1,5 @@
 /* The comm seam on 1..4 ranks (run under mpirun by tests/run): point-to-point results and
- * counters, library collectives, duplicated communicators, and the merged Chrome trace. */
+ * counters (per peer, per communicator and per process), library collectives, duplicated communicators, and the merged Chrome trace. */
 #include "testutil.h"
 
 #include "comm.h"
@@ -106,6 +106,45 @@ static void dup_counters_shared_or_separate(void **state) {
     comm_free(shared);
 }
 
+/* Per-peer counters say WHO a rank talked to; the process counters see every communicator, a dup
+ * with counters of its own included (where a grader must not lose traffic). */
+static void peer_and_process_counters(void **state) {
+    (void)state;
+    comm_peer_counters_t *before = calloc((size_t)N, sizeof *before);
+    for (int p = 0; p < N; p++) before[p] = comm_process_peer_counters(world, p);
+    comm_counters_t pbefore = comm_process_counters(world);
+    comm_peer_counters_t wright = comm_peer_counters(world, (R + 1) % N);
+    comm_t *own = comm_dup(world, "own", false);
+    int right = (R + 1) % N, left = (R - 1 + N) % N;
+    int32_t x[3] = {R, R, R}, y[3];
+    if (N > 1) {
+        comm_sendrecv(world, x, 3, right, y, 3, left, DT_I32); /* 12 bytes right, on the world */
+        comm_sendrecv(own, x, 1, right, y, 1, left, DT_I32);   /* 4 bytes right, on the dup */
+        assert_int_equal(y[0], left);
+    }
+    comm_lib_allreduce(own, x, y, 1, DT_I32, REDOP_SUM); /* the dup's library call counts too */
+    for (int p = 0; p < N; p++) {
+        comm_peer_counters_t d = comm_peer_counters_diff(comm_process_peer_counters(world, p), before[p]);
+        int to = N > 1 && p == right, from = N > 1 && p == left;
+        assert_int_equal(d.msgs_sent, to ? 2 : 0);
+        assert_int_equal(d.bytes_sent, to ? 16 : 0);
+        assert_int_equal(d.msgs_recv, from ? 2 : 0);
+        assert_int_equal(d.bytes_recv, from ? 16 : 0);
+    }
+    comm_counters_t pd = comm_counters_diff(comm_process_counters(world), pbefore);
+    assert_int_equal(pd.msgs_sent, N > 1 ? 2 : 0);
+    assert_int_equal(pd.lib_calls, 1);
+    /* the dup's own counters hold its message alone; the world's by-peer counters only the world's */
+    assert_int_equal(comm_peer_counters(own, right).msgs_sent, N > 1 ? 1 : 0);
+    comm_peer_counters_t dw = comm_peer_counters_diff(comm_peer_counters(world, right), wright);
+    assert_int_equal(dw.msgs_sent, N > 1 ? 1 : 0);
+    assert_int_equal(dw.bytes_sent, N > 1 ? 12 : 0);
+    comm_reset_counters(own);
+    assert_int_equal(comm_peer_counters(own, right).msgs_sent, 0);
+    comm_free(own);
+    free(before);
+}
+
 static void trace_merges_every_rank(void **state) {
     (void)state;
     trace_t *t = trace_new(R);
@@ -155,6 +194,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(send_then_recv_small_messages),
         cmocka_unit_test(library_collectives),
         cmocka_unit_test(dup_counters_shared_or_separate),
+        cmocka_unit_test(peer_and_process_counters),
         cmocka_unit_test(trace_merges_every_rank),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
