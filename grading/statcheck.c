@@ -7,7 +7,8 @@
  * expectations would otherwise hold vacuously). Every rank must have every field.
  * EXPECTATION is WHO.FIELD=VALUE (exact) or WHO.FIELD=VALUE~TOL (within ±TOL), where WHO is
  * rank0, rank1, ..., workers (every rank but 0) or all, and FIELD one of msgs_sent, bytes_sent,
- * msgs_recv, bytes_recv, lib_calls, lib_bytes, ops. Prints every rank's counters, then one FAIL line
+ * msgs_recv, bytes_recv, lib_calls, lib_bytes, ops (the trainer's communicator), other_msgs_sent,
+ * other_bytes_sent, other_lib_calls (every other communicator of the process: dups, bookkeeping). Prints every rank's counters, then one FAIL line
  * per unmet expectation (and the hint once). Exit 0 when all hold. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
@@ -15,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *fields[] = {"msgs_sent", "bytes_sent", "msgs_recv", "bytes_recv", "lib_calls", "lib_bytes", "ops"};
+static const char *fields[] = {"msgs_sent",       "bytes_sent",       "msgs_recv",      "bytes_recv", "lib_calls",
+                               "lib_bytes",       "ops",              "other_msgs_sent", "other_bytes_sent",
+                               "other_lib_calls"};
 
 int main(int argc, char **argv) {
     if (argc < 3) {

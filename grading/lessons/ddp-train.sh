@@ -38,5 +38,6 @@ per_step=$((nb * 2 * (n - 1)))
 "$STATCHECK" stats.json --ranks "$n" \
     rank0.msgs_sent=$((K * per_step + n - 1)) rank0.msgs_recv=$((K * per_step)) \
     workers.msgs_sent=$((K * per_step)) workers.msgs_recv=$((K * per_step + 1)) all.lib_calls=0 \
-    --hint "per optimizer step every bucket must be all-reduced exactly once by the ring (2(N−1) messages per rank) — not once per micro-batch — after rank 0 broadcast the parameters once at construction" || exit 1
+    all.other_msgs_sent=0 all.other_lib_calls=0 \
+    --hint "per optimizer step every bucket must be all-reduced exactly once by the ring (2(N−1) messages per rank) — not once per micro-batch — after rank 0 broadcast the parameters once at construction; and nothing sent on any other communicator (a dup of your own, or the trainer's bookkeeping one)" || exit 1
 exit $equiv
