@@ -391,9 +391,9 @@ static int memory_check(void) {
         } else if (peak[fn] > ref_peak[fn] + (long long)(cmax * sizeof(float))) {
             printf("FAIL: N=%d, rank %d: %s allocates up to %lld bytes of temporaries at once (the reference: %lld; "
                    "allowed: that plus one chunk, %zu bytes): FSDP's bound 16·P/N + 8·n_max holds one gathered unit "
-                   "and its gradient, which you are given — work in them in place (scale full_grad, reduce-scatter "
-                   "it where it is)\n",
-                   N, r, mem_fn[fn], peak[fn], ref_peak[fn], cmax * sizeof(float));
+                   "and its gradient, which you are given — work in them in place%s\n",
+                   N, r, mem_fn[fn], peak[fn], ref_peak[fn], cmax * sizeof(float),
+                   fn == 1 ? " (scale full_grad, reduce-scatter it where it is)" : "");
             bad = 1;
         }
     }
