@@ -54,11 +54,21 @@ NVCCFLAGS := -O2 -g -std=c++17 -Icommon -Xcompiler -Wall,-Wextra,-Werror \
 	-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
 	-gencode arch=compute_90,code=compute_90
 LDLIBS := $(BLAS_LIBS) -lcjson $(CUDA_LIBS) -lm -lpthread
+# Student files whose lesson says so (LNN_STUDENT_CFLAGS := $(WNARROW) in its lesson.mk: the lessons
+# whose code is chunk, shard and sampler index arithmetic — 04, 07, 08) are also compiled with every
+# implicit conversion that may change a value as an error: size_t or int64_t into int or unsigned (an
+# offset or a size that wraps past 2^31 or 2^32 elements, which no test can allocate), a float or
+# double into an integer (a ceil computed in floating point), double into float. Sign conversions
+# (int rank times size_t chunk) are left out: they are everywhere in correct code, and -Wsign-compare
+# (in -Wextra) already rejects an int loop index compared with a size_t bound. Not caught: an
+# unsigned index compared with a size_t bound (no narrowing happens), and explicit casts. The flags
+# apply in every tree (solutions/, lessons/, a submission): the reference and the skeletons pass them.
+WNARROW := -Wconversion -Wno-sign-conversion
 
 # Objects depend on the probe results and on the flags: change either and they are rebuilt.
 FLAGS_STAMP := $(O)/flags.txt
 ifneq ($(wildcard $(CONFIG)),)
-$(shell mkdir -p $(O); printf '%s\n' '$(CC) $(CFLAGS) $(NVCCFLAGS)' | cmp -s - $(FLAGS_STAMP) || printf '%s\n' '$(CC) $(CFLAGS) $(NVCCFLAGS)' > $(FLAGS_STAMP))
+$(shell mkdir -p $(O); printf '%s\n' '$(CC) $(CFLAGS) $(NVCCFLAGS) $(WNARROW)' | cmp -s - $(FLAGS_STAMP) || printf '%s\n' '$(CC) $(CFLAGS) $(NVCCFLAGS) $(WNARROW)' > $(FLAGS_STAMP))
 endif
 BUILD_DEPS := $(CONFIG) $(FLAGS_STAMP)
 
@@ -135,10 +145,11 @@ $$(foreach m,$$(L$(1)_MAINS),$$(eval $$(call lesson_bin,$(1),$(3),$$(m))))
 TREE_$(3) += $$($(1)_$(3)_LIB) $$(patsubst %.c,$$($(1)_$(3)_DIR)/%,$$(L$(1)_MAINS))
 endef
 
-# $(1)=lesson $(2)=tree $(3)=out $(4)=source file name
+# $(1)=lesson $(2)=tree $(3)=out $(4)=source file name. A student file also gets its lesson's
+# LNN_STUDENT_CFLAGS, in every tree, and is rebuilt when lesson.mk changes.
 define lesson_obj
-$$($(1)_$(3)_DIR)/$(patsubst %.c,%.o,$(4)): $$(if $$(and $$(filter $(4),$$(L$(1)_STUDENT)),$$(filter-out solutions,$(2))),$(2)/$$(L$(1)_NAME)/$(4),solutions/$$(L$(1)_NAME)/$(4)) $$(BUILD_DEPS)
-	$$(call compile_c,$$@,$$<,$$($(1)_$(3)_INC))
+$$($(1)_$(3)_DIR)/$(patsubst %.c,%.o,$(4)): $$(if $$(and $$(filter $(4),$$(L$(1)_STUDENT)),$$(filter-out solutions,$(2))),$(2)/$$(L$(1)_NAME)/$(4),solutions/$$(L$(1)_NAME)/$(4)) $$(BUILD_DEPS) $$(if $$(filter $(4),$$(L$(1)_STUDENT)),solutions/$$(L$(1)_NAME)/lesson.mk)
+	$$(call compile_c,$$@,$$<,$$($(1)_$(3)_INC) $$(if $$(filter $(4),$$(L$(1)_STUDENT)),$$(L$(1)_STUDENT_CFLAGS)))
 endef
 
 # CUDA sources of a lesson (LNN_CU), built when nvcc was found. $(1)..$(4) as lesson_obj.

@@ -41,6 +41,18 @@ void ops_free(const ops_t *ops, float *p);
 void ops_to_host(const ops_t *ops, float *host, const float *src, size_t count);
 void ops_from_host(const ops_t *ops, float *dst, const float *host, size_t count);
 
+/* What the allocator holds, process-wide (every context, both backends, every thread), named after
+ * torch.cuda.memory_allocated and friends: the bytes ops_alloc / ops_alloc_bytes handed out that
+ * ops_free / ops_free_bytes have not taken back yet, and the most that ever were at once since the
+ * start or the last reset. Real allocations, not a trainer's bookkeeping (mem.h): what lets the
+ * grader see a temporary that is never freed, or one that breaks a memory bound while it lives. */
+size_t ops_memory_allocated(void);
+size_t ops_max_memory_allocated(void);
+void ops_reset_peak_memory_stats(void); /* max = what is allocated now */
+/* Bytes the C library's malloc holds for the whole process (glibc's mallinfo2; 0 where unknown):
+ * catches host buffers taken with malloc directly, which the counts above never see. */
+size_t ops_host_heap_bytes(void);
+
 /* Raw bytes in the context's space (indices, staging), and copies to and from the host. */
 void *ops_alloc_bytes(const ops_t *ops, size_t bytes);   /* zeroed */
 void ops_free_bytes(const ops_t *ops, void *p);

@@ -4,7 +4,9 @@
 #include "util.h"
 
 #include <cblas.h>
+#include <malloc.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,24 +62,110 @@ void ops_destroy(ops_t *ops) {
 #define DISPATCH_RET(call) (void)ops
 #endif
 
-float *ops_alloc(const ops_t *ops, size_t count) {
+/* ---- the allocator's count (ops.h: ops_memory_allocated) -------------------------------------------
+ * Every live allocation's size, by pointer, so that a free knows how much it gives back on both
+ * backends (cudaFree tells nothing). Process-wide on purpose, like malloc's own statistics: memory
+ * belongs to the process, whichever context or thread took it (FSDP's prefetch thread allocates too).
+ * A short list searched from its end is enough: a few hundred live buffers at most, and the newest
+ * is usually the first freed. */
+typedef struct {
+    const void *p;
+    size_t bytes;
+} live_t;
+static struct {
+    pthread_mutex_t lock;
+    live_t *live;
+    size_t n, cap, allocated, max_allocated;
+} mem_count = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, 0};
+
+static void count_alloc(const void *p, size_t bytes) {
+    pthread_mutex_lock(&mem_count.lock);
+    if (mem_count.n == mem_count.cap) {
+        size_t cap = mem_count.cap ? 2 * mem_count.cap : 64;
+        live_t *grown = realloc(mem_count.live, cap * sizeof(live_t));
+        if (!grown) dp_fatal("out of memory counting allocations");
+        mem_count.live = grown;
+        mem_count.cap = cap;
+    }
+    mem_count.live[mem_count.n++] = (live_t){p, bytes};
+    mem_count.allocated += bytes;
+    if (mem_count.allocated > mem_count.max_allocated) mem_count.max_allocated = mem_count.allocated;
+    pthread_mutex_unlock(&mem_count.lock);
+}
+
+static void count_free(const void *p) {
+    if (!p) return;
+    pthread_mutex_lock(&mem_count.lock);
+    for (size_t i = mem_count.n; i-- > 0;)
+        if (mem_count.live[i].p == p) {
+            mem_count.allocated -= mem_count.live[i].bytes;
+            mem_count.live[i] = mem_count.live[--mem_count.n];
+            break;
+        }
+    pthread_mutex_unlock(&mem_count.lock);
+}
+
+size_t ops_memory_allocated(void) {
+    pthread_mutex_lock(&mem_count.lock);
+    size_t b = mem_count.allocated;
+    pthread_mutex_unlock(&mem_count.lock);
+    return b;
+}
+
+size_t ops_max_memory_allocated(void) {
+    pthread_mutex_lock(&mem_count.lock);
+    size_t b = mem_count.max_allocated;
+    pthread_mutex_unlock(&mem_count.lock);
+    return b;
+}
+
+void ops_reset_peak_memory_stats(void) {
+    pthread_mutex_lock(&mem_count.lock);
+    mem_count.max_allocated = mem_count.allocated;
+    pthread_mutex_unlock(&mem_count.lock);
+}
+
+size_t ops_host_heap_bytes(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    struct mallinfo2 mi = mallinfo2(); /* every arena: in use in the heaps, plus mmapped blocks */
+    return mi.uordblks + mi.hblkhd;
+#else
+    return 0;
+#endif
+}
+
+static float *alloc_floats(const ops_t *ops, size_t count) {
     DISPATCH_RET(ops_cuda_alloc(ops, count));
     float *p = dp_aligned_alloc(count * sizeof(float));
     memset(p, 0, count * sizeof(float));
     return p;
 }
 
+float *ops_alloc(const ops_t *ops, size_t count) {
+    float *p = alloc_floats(ops, count);
+    count_alloc(p, count * sizeof(float));
+    return p;
+}
+
 void ops_free(const ops_t *ops, float *p) {
+    count_free(p);
     DISPATCH(ops_cuda_free(ops, p));
     free(p);
 }
 
-void *ops_alloc_bytes(const ops_t *ops, size_t bytes) {
+static void *alloc_bytes(const ops_t *ops, size_t bytes) {
     DISPATCH_RET(ops_cuda_alloc_bytes(ops, bytes));
     return dp_calloc(bytes ? bytes : 1, 1);
 }
 
+void *ops_alloc_bytes(const ops_t *ops, size_t bytes) {
+    void *p = alloc_bytes(ops, bytes);
+    count_alloc(p, bytes);
+    return p;
+}
+
 void ops_free_bytes(const ops_t *ops, void *p) {
+    count_free(p);
     DISPATCH(ops_cuda_free_bytes(ops, p));
     free(p);
 }

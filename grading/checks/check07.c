@@ -1,6 +1,7 @@
 /* check07 — the grader's unit checks of lesson 07 (linked with the submission's sampler).
  *
- *   check07 sizes       num_samples / total_size for pytorch_semantics.md §1.5's cases; invalid ranks
+ *   check07 sizes       num_samples / total_size for pytorch_semantics.md §1.5's cases, and exactly (integer
+ *                       oracle) at L past 2^32 and where float/double ceil round wrong; invalid ranks
  *   check07 vectors     index lists equal to PyTorch's (§7.2), shuffled and not, padded and not
  *   check07 properties  per epoch: same lengths, coverage, disjointness, padding from the head,
  *                       determinism, set_epoch, against the oracle order in common/data.c */
@@ -9,9 +10,73 @@
 #include "sampler.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* PyTorch's sizes in integer arithmetic, exact for every L (the oracle of the large cases):
+ * ceil(L/N), or with drop_last and L % N != 0, ceil((L − N)/N) = floor(L/N) (0 when L < N). */
+static size_t oracle_num_samples(size_t L, size_t N, int drop) {
+    if (drop && L % N != 0) return L / N;
+    return L / N + (L % N != 0);
+}
+
+/* Sizes need no memory, so they are checked where 32-bit and floating-point arithmetic break: past
+ * 2^31 and 2^32 (an int or unsigned count or product wraps), at 2^24 + 1 (the first integer a float
+ * cannot hold: ceilf((float)L / N) rounds L first) and at 2^53 + 1 and beyond (the same for double).
+ * A wrong answer is compared with what those mistakes give, to say which one it looks like. */
+static int large_sizes_check(void) {
+    const size_t T31 = (size_t)1 << 31, T32 = (size_t)1 << 32, T24 = (size_t)1 << 24, T53 = (size_t)1 << 53;
+    struct {
+        size_t L;
+        int N;
+    } cases[] = {{T32 + 5, 3},      {T31 + 1, 1},       {T32 + 1, 2},         {T31 + 3, 2},        {T32 * 3 + 7, 4},
+                 {T32 * 2 + 7, 2147483647}, {T24 + 1, 2},       {T24 + 3, 4},         {T24 * 3 + 1, 3},    {T53 + 1, 2},
+                 {T53 * 3 + 1, 5},  {(size_t)1 << 60 | 1, 3}, {((size_t)1 << 62) + 5, 7}};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0] && !bad; i++)
+        for (int drop = 0; drop <= 1 && !bad; drop++) {
+            size_t L = cases[i].L, N = (size_t)cases[i].N, want = oracle_num_samples(L, N, drop);
+            sampler_t s;
+            memset(&s, 0, sizeof s);
+            char what[128];
+            snprintf(what, sizeof what, "sampler_init(L=%zu, N=%zu, rank 0, drop_last %d) returned", L, N, drop);
+            if (ck_tape_ll(what, sampler_init(&s, L, cases[i].N, 0, false, 0, drop)) != 0) {
+                printf("FAIL: sampler_init(L=%zu, N=%zu, rank 0) was refused\n", L, N);
+                bad = 1;
+                break;
+            }
+            ck_tape("sampler_init num_samples (large L)", &s.num_samples, sizeof s.num_samples);
+            ck_tape("sampler_init total_size (large L)", &s.total_size, sizeof s.total_size);
+            if (s.num_samples == want && s.total_size == want * N) continue;
+            bad = 1;
+            printf("FAIL: L=%zu, N=%zu, drop_last=%s: num_samples %zu and total_size %zu, PyTorch gives %zu and %zu", L, N,
+                   drop ? "True" : "False", s.num_samples, s.total_size, want, want * N);
+            /* what the usual mistakes give for this case */
+            size_t f32 = (size_t)(drop ? floorf((float)L / (float)N) : ceilf((float)L / (float)N));
+            size_t f64 = (size_t)(drop ? floor((double)L / (double)N) : ceil((double)L / (double)N));
+            int wrapped = s.num_samples == (size_t)(uint32_t)want || s.num_samples == (size_t)(int32_t)(uint32_t)want ||
+                          s.num_samples == oracle_num_samples((uint32_t)L, N, drop) ||
+                          s.num_samples == oracle_num_samples(L & 0x7fffffff, N, drop);
+            if (s.num_samples == want)
+                printf(" — num_samples is right but total_size = num_samples · N is not: compute it in size_t (an int or "
+                       "unsigned product wraps at 2^31 or 2^32)");
+            else if (s.num_samples == f32 || s.num_samples == f64)
+                printf(" — that is the answer in %s arithmetic (ceil or floor of L / N in %s): a float holds every "
+                       "integer only up to 2^24, a double up to 2^53; compute the sizes with integers, (L + N − 1) / N",
+                       s.num_samples != f64 ? "float" : s.num_samples != f32 ? "double" : "floating-point",
+                       s.num_samples != f64 ? "float" : s.num_samples != f32 ? "double" : "float or double");
+            else if (wrapped)
+                printf(" — the count wrapped around at 2^31 or 2^32: L and the sizes are size_t, and an int or unsigned "
+                       "anywhere in the computation truncates them");
+            printf("\n");
+        }
+    if (!bad)
+        printf("sizes exact at L past 2^31, 2^32 and 2^62, at 2^24 + 1 and 2^53 + 1 (where float and double ceil round), "
+               "N up to 2^31 − 1, drop_last both ways\n");
+    return bad;
+}
 
 static int sizes_check(void) {
     struct {
@@ -39,6 +104,7 @@ static int sizes_check(void) {
             bad = 1;
         }
     }
+    bad |= large_sizes_check();
     sampler_t s;
     if (ck_tape_ll("sampler_init(L=10, N=3, rank 3) returned", sampler_init(&s, 10, 3, 3, true, 0, false)) == 0 ||
         ck_tape_ll("sampler_init(L=10, N=3, rank -1) returned", sampler_init(&s, 10, 3, -1, true, 0, false)) == 0) {

@@ -3,7 +3,10 @@
  *   check08 layout                 fsdp_shard_layout: c = ceil(n/N), offsets, for §3.7's (n, N)
  *   mpirun -np N check08 collect   fsdp_gather reproduces every unit bit for bit with zero padding at
  *                                  the end; fsdp_reduce_grads leaves Σ/N in the shard (exact inputs),
- *                                  padding 0; fsdp_clip uses the global norm, padding excluded */
+ *                                  padding 0; fsdp_clip uses the global norm, padding excluded
+ *   mpirun -np N check08 memory    over several steps the functions leave nothing allocated (the ops
+ *                                  allocator's real counts and the heap) and allocate no more at once than
+ *                                  the reference plus one chunk */
 #include "checklib.h"
 #include "fsdp.h"
 #include "util.h"
@@ -21,53 +24,177 @@ static void fake_model(model_t *m, const size_t *numel, int n) {
     for (int u = 0; u < n; u++) m->unit_numel[u] = numel[u];
 }
 
-static int layout_check(void) {
-    const size_t numel[4] = {10, 5, 8, 1};
+/* The layout for 4 units of the given sizes on N ranks, against c = ceil(n/N) computed with integers.
+ * Returns 1 (having said why) when it is wrong. */
+static int layout_case(const size_t numel[4], int N) {
+    model_t m;
+    fake_model(&m, numel, 4);
+    fsdp_t f;
+    memset(&f, 0, sizeof f);
+    f.world_size = N;
+    fsdp_shard_layout(&f, &m);
+    /* The layout as the submission made it: the unit count, then the first min(nunits, 4) units (all the
+     * check reads; the rest of units stays zero), then shard_numel. */
+    int own = f.nunits; /* what this process's own code set: how many units f.units holds here */
+    f.nunits = (int)ck_tape_ll("fsdp_shard_layout nunits", f.nunits);
+    fsdp_unit_t units[4];
+    memset(units, 0, sizeof units);
+    int k = f.nunits < 0 ? 0 : f.nunits > 4 ? 4 : f.nunits;
+    if (f.units) memcpy(units, f.units, (size_t)(k < own ? k : own) * sizeof(fsdp_unit_t));
+    ck_tape("fsdp_shard_layout units", units, (size_t)k * sizeof(fsdp_unit_t));
+    ck_tape("fsdp_shard_layout shard_numel", &f.shard_numel, sizeof f.shard_numel);
     int bad = 0;
-    for (int N = 1; N <= 5 && !bad; N++) {
-        model_t m;
-        fake_model(&m, numel, 4);
-        fsdp_t f;
-        memset(&f, 0, sizeof f);
-        f.world_size = N;
-        fsdp_shard_layout(&f, &m);
-        /* The layout as the submission made it: the unit count, then the first min(nunits, 4) units (all the
-         * check reads; the rest of units stays zero), then shard_numel. */
-        int own = f.nunits; /* what this process's own code set: how many units f.units holds here */
-        f.nunits = (int)ck_tape_ll("fsdp_shard_layout nunits", f.nunits);
-        fsdp_unit_t units[4];
-        memset(units, 0, sizeof units);
-        int k = f.nunits < 0 ? 0 : f.nunits > 4 ? 4 : f.nunits;
-        if (f.units) memcpy(units, f.units, (size_t)(k < own ? k : own) * sizeof(fsdp_unit_t));
-        ck_tape("fsdp_shard_layout units", units, (size_t)k * sizeof(fsdp_unit_t));
-        ck_tape("fsdp_shard_layout shard_numel", &f.shard_numel, sizeof f.shard_numel);
-        if (f.nunits != 4) {
-            printf("FAIL: N=%d: fsdp_shard_layout set nunits = %d; the model has 4 units (m->nunits)\n", N, f.nunits);
-            bad = 1;
-        }
-        size_t off = 0;
-        for (int u = 0; u < 4 && !bad; u++) {
-            size_t c = (numel[u] + (size_t)N - 1) / (size_t)N;
-            if (units[u].numel != numel[u] || units[u].chunk != c || units[u].shard_offset != off) {
-                printf("FAIL: n=%zu, N=%d: unit %d got numel %zu, chunk %zu, shard_offset %zu; expected %zu, %zu (= "
-                       "ceil(n/N)), %zu\n",
-                       numel[u], N, u, units[u].numel, units[u].chunk, units[u].shard_offset, numel[u], c, off);
-                bad = 1;
-            }
-            off += c;
-        }
-        if (!bad && f.shard_numel != off) {
-            printf("FAIL: N=%d: shard_numel %zu, expected the sum of the chunks %zu\n", N, f.shard_numel, off);
-            bad = 1;
-        }
-        free(f.units);
-        free(m.unit_numel);
+    if (f.nunits != 4) {
+        printf("FAIL: N=%d: fsdp_shard_layout set nunits = %d; the model has 4 units (m->nunits)\n", N, f.nunits);
+        bad = 1;
     }
-    if (!bad) printf("layout: c = ceil(n/N) for n in {10, 5, 8, 1} and N = 1..5, shards packed in unit order\n");
+    size_t off = 0;
+    for (int u = 0; u < 4 && !bad; u++) {
+        size_t n = numel[u], c = n / (size_t)N + (n % (size_t)N != 0);
+        if (units[u].numel != n || units[u].chunk != c || units[u].shard_offset != off) {
+            printf("FAIL: n=%zu, N=%d: unit %d got numel %zu, chunk %zu, shard_offset %zu; expected %zu, %zu (= "
+                   "ceil(n/N)), %zu",
+                   n, N, u, units[u].numel, units[u].chunk, units[u].shard_offset, n, c, off);
+            /* what the usual large-size mistakes give */
+            double cd = ceil((double)n / (double)N);
+            float cf = ceilf((float)n / (float)N);
+            if (units[u].chunk != c && ((double)units[u].chunk == cd || (double)units[u].chunk == (double)cf))
+                printf(" — that is ceil computed in floating point (a float holds every integer only up to 2^24, a "
+                       "double up to 2^53): use integers, (n + N − 1) / N");
+            else if ((units[u].numel != n && units[u].numel == (size_t)(uint32_t)n) ||
+                     (units[u].chunk != c && (units[u].chunk == (size_t)(uint32_t)c ||
+                                              units[u].chunk == (size_t)(int32_t)(uint32_t)c ||
+                                              units[u].chunk == ((size_t)(uint32_t)n + (size_t)N - 1) / (size_t)N)) ||
+                     (units[u].shard_offset != off && units[u].shard_offset == (size_t)(uint32_t)off))
+                printf(" — a count or offset wrapped around at 2^31 or 2^32: sizes and offsets are size_t, and an int or "
+                       "unsigned anywhere in their arithmetic truncates them");
+            printf("\n");
+            bad = 1;
+        }
+        off += c;
+    }
+    if (!bad && f.shard_numel != off) {
+        printf("FAIL: N=%d: shard_numel %zu, expected the sum of the chunks %zu%s\n", N, f.shard_numel, off,
+               f.shard_numel == (size_t)(uint32_t)off ? " — it wrapped around at 2^32: keep it in size_t" : "");
+        bad = 1;
+    }
+    free(f.units);
+    free(m.unit_numel);
+    return bad;
+}
+
+/* Small units (every N from 1 to 5), then units past 2^31, 2^32 and 2^53 + 1 (and 2^24 + 1, where a
+ * float ceil goes wrong): the layout is arithmetic only, so a parameter count no machine here could hold
+ * costs nothing, and an offset or a chunk kept in an int or unsigned, or a ceil in floating point, shows. */
+static int layout_check(void) {
+    const size_t small[4] = {10, 5, 8, 1};
+    const size_t large[4] = {((size_t)1 << 32) + 5, ((size_t)1 << 33) + 1, ((size_t)1 << 24) + 1, ((size_t)1 << 53) + 1};
+    const int large_N[] = {1, 2, 3, 7, 1000};
+    int bad = 0;
+    for (int N = 1; N <= 5 && !bad; N++) bad = layout_case(small, N);
+    for (size_t i = 0; i < sizeof large_N / sizeof large_N[0] && !bad; i++) bad = layout_case(large, large_N[i]);
+    if (!bad)
+        printf("layout: c = ceil(n/N) for n in {10, 5, 8, 1} and N = 1..5, and exact for units past 2^32 and at 2^24 + 1 "
+               "and 2^53 + 1 (N up to 1000), shards packed in unit order\n");
     return bad;
 }
 
 static float value(int u, size_t i) { return (float)((int)((u * 31 + i * 7) % 32) - 16) / 64.0f; }
+/* What the gradient shard holds before fsdp_reduce_grads: the gradients accumulate into it (across the
+ * micro-steps of gradient accumulation, say), so what is there must survive. Exact in float. */
+static float prefill(int u, size_t j) { return 1.0f + 0.125f * (float)((u + (int)j) % 8); }
+
+/* A fsdp_t over the check's own layout (ceil(n/N), packed; the layout check judges the submission's),
+ * so that run and judge drive the same collectives over the same sizes whatever fsdp_shard_layout does;
+ * this rank's shard of parameters holds value(u, i) (0 in the padding). */
+static void fixture_init(fsdp_t *f, trainer_t *t, comm_t *c, const size_t *numel, int nunits) {
+    memset(t, 0, sizeof *t);
+    t->ops = ops_create(OPS_CPU, 1);
+    memset(f, 0, sizeof *f);
+    f->t = t;
+    f->world_size = comm_world_size(c);
+    f->rank = comm_rank(c);
+    f->nunits = nunits;
+    f->units = dp_calloc((size_t)nunits, sizeof(fsdp_unit_t));
+    for (int u = 0; u < nunits; u++) {
+        f->units[u].numel = numel[u];
+        f->units[u].chunk = (numel[u] + (size_t)f->world_size - 1) / (size_t)f->world_size;
+        f->units[u].shard_offset = f->shard_numel;
+        f->shard_numel += f->units[u].chunk;
+    }
+    coll_init(&f->coll, c, t->ops);
+    coll_init(&f->host_coll, c, t->ops);
+    f->shard_params = ops_alloc(t->ops, f->shard_numel + 1);
+    f->shard_grads = ops_alloc(t->ops, f->shard_numel + 1);
+    for (int u = 0; u < nunits; u++)
+        for (size_t j = 0; j < f->units[u].chunk; j++) {
+            size_t i = (size_t)f->rank * f->units[u].chunk + j;
+            f->shard_params[f->units[u].shard_offset + j] = i < numel[u] ? value(u, i) : 0.0f;
+        }
+}
+
+static void fixture_free(fsdp_t *f, trainer_t *t) {
+    coll_free(&f->coll);
+    coll_free(&f->host_coll);
+    ops_free(t->ops, f->shard_params);
+    ops_free(t->ops, f->shard_grads);
+    free(f->units);
+    ops_destroy(t->ops);
+}
+
+/* Real elements of unit u on this rank: max(0, min(c, n − r·c)). */
+static size_t real_count(const fsdp_t *f, int u) {
+    const fsdp_unit_t *x = &f->units[u];
+    size_t start = (size_t)f->rank * x->chunk;
+    return start >= x->numel ? 0 : (x->numel - start < x->chunk ? x->numel - start : x->chunk);
+}
+
+/* Why a gathered unit is wrong, from what the rank's own buffer and the ring's traffic show: the bytes
+ * it received (an all-gather of the padded unit brings (N − 1)·c floats), whether chunk r holds this
+ * rank's own shard, which elements were never written. Every rank's verdict is printed. */
+static void explain_gather(const fsdp_t *f, int u, const float *full, long long got_bytes) {
+    const fsdp_unit_t *x = &f->units[u];
+    size_t N = (size_t)f->world_size, r = (size_t)f->rank, c = x->chunk, n = N * c;
+    long long want_bytes = (long long)((N - 1) * c * sizeof(float));
+    size_t own_nan = 0, own_wrong = 0, nan = 0, first = n;
+    for (size_t i = 0; i < n; i++) {
+        float want = i < x->numel ? value(u, i) : 0.0f;
+        int wrong = memcmp(&full[i], &want, 4) != 0;
+        if (wrong && first == n) first = i;
+        if (isnan(full[i])) nan++;
+        if (i >= r * c && i < (r + 1) * c) own_nan += isnan(full[i]) != 0, own_wrong += wrong;
+    }
+    float want = first < x->numel ? value(u, first) : 0.0f;
+    printf("FAIL: fsdp_gather, N=%zu, unit %d (n=%zu, c=%zu): rank %zu element %zu is %g, expected %g", N, u, x->numel, c,
+           r, first, (double)full[first], (double)want);
+    if (got_bytes == 0 && !nan)
+        printf(" — nothing came in from the other ranks: fsdp_gather must all-gather the unit (lesson 04's all_gather "
+               "on N·c = %zu floats)\n",
+               n);
+    else if (got_bytes == 0)
+        printf(" — %zu elements were never written and nothing came in from the other ranks: put this rank's shard at "
+               "chunk r, then all-gather N·c = %zu floats (lesson 04's all_gather)\n",
+               nan, n);
+    else if (got_bytes != want_bytes)
+        printf(" — the all-gather brought %lld bytes into this rank; an all-gather of the padded unit brings (N − 1)·c "
+               "floats = %lld bytes: its count must be N·c = %zu (every rank's chunk c long, padding included), not n "
+               "or c\n",
+               got_bytes, want_bytes, n);
+    else if (own_nan == c)
+        printf(" — chunk r (elements %zu..%zu) was never written, so this rank's shard was not there before the "
+               "all-gather: chunk r must hold this rank's shard (copy it to full + r·c first)\n",
+               r * c, (r + 1) * c - 1);
+    else if (own_wrong)
+        printf(" — chunk r (elements %zu..%zu) holds the wrong values: chunk r must hold this rank's shard "
+               "(shard_params + shard_offset, c floats, copied to full + r·c)\n",
+               r * c, (r + 1) * c - 1);
+    else if (nan)
+        printf(" — %zu elements were never written although the ring's traffic is right: chunk q must hold rank q's "
+               "shard (offset q·c)\n",
+               nan);
+    else
+        printf("\n");
+}
 
 static int collect_check(void) {
     comm_opts_t o;
@@ -75,95 +202,82 @@ static int collect_check(void) {
     comm_t *c = comm_init(NULL, NULL, &o);
     int N = comm_world_size(c), r = comm_rank(c), bad = 0;
     const size_t numel[4] = {10, 5, 8, 1};
-    model_t m;
-    fake_model(&m, numel, 4);
     trainer_t t;
-    memset(&t, 0, sizeof t);
-    t.ops = ops_create(OPS_CPU, 1);
     fsdp_t f;
-    memset(&f, 0, sizeof f);
-    f.t = &t;
-    f.world_size = N;
-    f.rank = r;
-    /* The layout is the check's own (ceil(n/N), packed; the layout check judges the submission's): run and
-     * judge then drive the same collectives over the same sizes, whatever fsdp_shard_layout does. */
-    f.nunits = 4;
-    f.units = dp_calloc(4, sizeof(fsdp_unit_t));
-    for (int u = 0; u < 4; u++) {
-        f.units[u].numel = numel[u];
-        f.units[u].chunk = (numel[u] + (size_t)N - 1) / (size_t)N;
-        f.units[u].shard_offset = f.shard_numel;
-        f.shard_numel += f.units[u].chunk;
-    }
-    coll_init(&f.coll, c, t.ops);
-    coll_init(&f.host_coll, c, t.ops);
-    f.shard_params = dp_calloc(f.shard_numel + 1, sizeof(float));
-    f.shard_grads = dp_calloc(f.shard_numel + 1, sizeof(float));
-    for (int u = 0; u < 4; u++)
-        for (size_t j = 0; j < f.units[u].chunk; j++) {
-            size_t i = (size_t)r * f.units[u].chunk + j;
-            f.shard_params[f.units[u].shard_offset + j] = i < numel[u] ? value(u, i) : 0.0f;
-        }
+    fixture_init(&f, &t, c, numel, 4);
     /* any: some rank failed. Every rank stops at the same point (after a bookkeeping all-reduce), so that
      * no rank enters a collective that the others skip. */
     int any = 0;
     for (int u = 0; u < 4 && !any; u++) {
-        size_t n = (size_t)N * f.units[u].chunk;
-        float *full = dp_malloc(n * sizeof(float));
+        size_t n = (size_t)N * f.units[u].chunk, chunk = f.units[u].chunk;
+        float *full = ops_alloc(t.ops, n);
         for (size_t i = 0; i < n; i++) full[i] = NAN;
+        comm_counters_t before = comm_counters(c);
         fsdp_gather(&f, &f.coll, u, full);
+        long long received = (long long)comm_counters_diff(comm_counters(c), before).bytes_recv;
         ck_tape("fsdp_gather full unit", full, n * sizeof(float));
+        received = ck_tape_ll("fsdp_gather bytes received", received);
         for (size_t i = 0; i < n && !bad; i++) {
             float want = i < numel[u] ? value(u, i) : 0.0f;
             if (memcmp(&full[i], &want, 4)) {
-                printf("FAIL: fsdp_gather, N=%d, unit %d (n=%zu, c=%zu): rank %d element %zu is %g, expected %g%s\n", N, u,
-                       numel[u], f.units[u].chunk, r, i, (double)full[i], (double)want,
-                       isnan(full[i]) ? " (never written: chunk r must hold this rank's shard before the all-gather)" : "");
+                explain_gather(&f, u, full, received);
                 bad = 1;
             }
         }
-        /* gradients: rank q contributes (q + 1)·g(i); the average is (N+1)/2·g(i) */
+        /* gradients: rank q contributes (q + 1)·g(i); the average is (N+1)/2·g(i), added to what the shard held */
         for (size_t i = 0; i < n; i++) full[i] = i < numel[u] ? (float)(r + 1) * value(u, i) : 0.0f;
-        memset(f.shard_grads, 0, (f.shard_numel + 1) * sizeof(float));
+        for (size_t j = 0; j < f.shard_numel + 1; j++) f.shard_grads[j] = 0.0f;
+        for (size_t j = 0; j < chunk; j++) f.shard_grads[f.units[u].shard_offset + j] = prefill(u, j);
         fsdp_reduce_grads(&f, u, full);
-        ck_tape("fsdp_reduce_grads shard of the unit", f.shard_grads + f.units[u].shard_offset,
-                f.units[u].chunk * sizeof(float));
-        for (size_t j = 0; j < f.units[u].chunk && !bad; j++) {
-            size_t i = (size_t)r * f.units[u].chunk + j;
-            double want = i < numel[u] ? (double)value(u, i) * (N + 1) / 2.0 : 0.0;
-            double got = f.shard_grads[f.units[u].shard_offset + j];
-            if (fabs(got - want) > 1e-6 * fabs(want) + 1e-12) {
+        ck_tape("fsdp_reduce_grads shard of the unit", f.shard_grads + f.units[u].shard_offset, chunk * sizeof(float));
+        for (size_t j = 0; j < chunk && !bad; j++) {
+            size_t i = (size_t)r * chunk + j;
+            double avg = i < numel[u] ? (double)value(u, i) * (N + 1) / 2.0 : 0.0, pre = prefill(u, j), want = pre + avg;
+            double got = f.shard_grads[f.units[u].shard_offset + j], tol = 1e-6 * (fabs(want) + fabs(avg)) + 1e-12;
+            if (fabs(got - want) > tol) {
                 printf("FAIL: fsdp_reduce_grads, N=%d, unit %d: rank %d's shard element %zu (element %zu of the unit) "
-                       "is %.7g, expected the average over ranks %.7g",
-                       N, u, r, j, i, got, want);
-                if (fabs(got - want * N) < 1e-6 * fabs(want * N)) printf(" — it is the SUM: divide by N");
+                       "held %.7g before; it is %.7g, expected that plus the average over ranks %.7g = %.7g",
+                       N, u, r, j, i, pre, got, avg, want);
+                if (fabs(got - avg) <= tol && avg != 0)
+                    printf(" — the shard was OVERWRITTEN: add the averaged chunk into it (the gradients accumulate "
+                           "there), do not copy it");
+                else if (fabs(got - (pre + avg * N)) <= tol * N && avg != 0)
+                    printf(" — it is the SUM: divide by N");
+                else if (fabs(got - avg * N) <= tol * N && avg != 0)
+                    printf(" — the shard was OVERWRITTEN with the SUM: divide by N, and add into the shard");
                 printf("\n");
                 bad = 1;
             }
         }
-        free(full);
+        ops_free(t.ops, full);
         comm_lib_allreduce(c, &bad, &any, 1, DT_I32, REDOP_MAX);
     }
     /* clip: every real gradient element 1.0 → norm = sqrt(Σ n_u); padding must not count */
     if (!any) {
-        for (int u = 0; u < 4; u++)
-            for (size_t j = 0; j < f.units[u].chunk; j++) {
-                size_t i = (size_t)r * f.units[u].chunk + j;
-                f.shard_grads[f.units[u].shard_offset + j] = i < numel[u] ? 1.0f : 0.0f;
-            }
+        size_t mine = 0;
+        for (int u = 0; u < 4; u++) {
+            mine += real_count(&f, u);
+            for (size_t j = 0; j < f.units[u].chunk; j++)
+                f.shard_grads[f.units[u].shard_offset + j] = j < real_count(&f, u) ? 1.0f : 0.0f;
+        }
         double norm = ck_tape_double("fsdp_clip norm", fsdp_clip(&f, 0)), want = sqrt(10 + 5 + 8 + 1);
         if (fabs(norm - want) > 1e-5 * want) {
             printf("FAIL: fsdp_clip on rank %d: the norm is %.6g, the global norm is %.6g", r, norm, want);
-            if (N > 1 && fabs(norm - want) > 0.2 * want && norm < want) printf(" — this looks like a LOCAL norm: all-reduce Σ g² first");
+            if (norm == 0)
+                printf(" — Σ g² was never computed (or never reached clip_grad_norm_given): add up the squares of this "
+                       "rank's real elements, then all-reduce the sum");
+            else if (N > 1 && fabs(norm - sqrt((double)mine)) <= 1e-5 * want)
+                printf(" — this is this rank's LOCAL norm (its %zu real elements): all-reduce Σ g² over the ranks "
+                       "first",
+                       mine);
+            else if (N > 1 && fabs(norm - want / sqrt((double)N)) <= 1e-5 * want)
+                printf(" — this is the global norm / √N: you AVERAGED Σ g² over the ranks instead of summing it");
             printf("\n");
             bad = 1;
         }
         /* padding holding garbage must still not count */
         for (int u = 0; u < 4 && !bad; u++)
-            for (size_t j = 0; j < f.units[u].chunk; j++) {
-                size_t i = (size_t)r * f.units[u].chunk + j;
-                if (i >= numel[u]) f.shard_grads[f.units[u].shard_offset + j] = 100.0f;
-            }
+            for (size_t j = real_count(&f, u); j < f.units[u].chunk; j++) f.shard_grads[f.units[u].shard_offset + j] = 100.0f;
         norm = ck_tape_double("fsdp_clip norm with garbage in the padding", fsdp_clip(&f, 0));
         if (!bad && fabs(norm - want) > 1e-5 * want) {
             printf("FAIL: fsdp_clip counts the padding: with padding elements set to 100 the norm became %.6g instead of "
@@ -174,17 +288,129 @@ static int collect_check(void) {
     }
     comm_lib_allreduce(c, &bad, &any, 1, DT_I32, REDOP_MAX);
     if (!any && r == 0)
-        printf("N=%d: gather exact with zero padding at the end; reduce-scatter averages into the shard; clip uses the "
-               "global norm without padding\n",
+        printf("N=%d: gather exact with zero padding at the end; reduce-scatter averages and ADDS into the shard; clip "
+               "uses the global norm without padding\n",
                N);
-    coll_free(&f.coll);
-    coll_free(&f.host_coll);
+    fixture_free(&f, &t);
+    comm_finalize(c);
+    return any;
+}
+
+/* ---- memory: what the student's functions really allocate ------------------------------------------- */
+
+enum { MEM_STEPS = 8, MEM_FNS = 3 };
+static const char *const mem_fn[MEM_FNS] = {"fsdp_gather", "fsdp_reduce_grads", "fsdp_clip"};
+
+/* Live bytes now: the ops allocator's count, and the C library's heap (malloc directly). */
+typedef struct {
+    long long ops, heap;
+} live_t;
+static live_t live_now(void) { return (live_t){(long long)ops_memory_allocated(), (long long)ops_host_heap_bytes()}; }
+
+/* MEM_STEPS training steps of the four functions' work on units of a few thousand parameters, as FSDP
+ * does them (per unit: gather, reduce-scatter into the shard; then the clip), measuring around every
+ * call with the allocator's real counts (ops_memory_allocated, ops_max_memory_allocated: not a
+ * trainer's bookkeeping) and the C library's heap:
+ *   - what a call leaves allocated after it returns, summed over the steps after the first (the first
+ *     may set up scratch that lives on: the collectives' own does): a temporary never freed grows it
+ *     every step, and over thousands of steps the run dies;
+ *   - the most a call allocates at once beyond what was there: FSDP's bound, 16·P/N + 8·n_max, has room
+ *     for one unit's gathered parameters and gradient (both given to these functions), not for another
+ *     copy of the unit. Allowed: what the reference needs here (measured by the judge on its own run
+ *     of the same steps; the collectives' scratch) plus one chunk (c floats) of temporaries. */
+static int memory_check(void) {
+    comm_opts_t o;
+    comm_opts_default(&o);
+    comm_t *c = comm_init(NULL, NULL, &o);
+    int N = comm_world_size(c), r = comm_rank(c);
+    const size_t numel[4] = {4099, 1000, 2501, 7};
+    trainer_t t;
+    fsdp_t f;
+    fixture_init(&f, &t, c, numel, 4);
+    /* per function: bytes left allocated (ops, heap), in how many steps the heap grew, the largest peak */
+    long long leak_ops[MEM_FNS] = {0}, leak_heap[MEM_FNS] = {0}, heap_grew[MEM_FNS] = {0}, peak[MEM_FNS] = {0};
+    for (int step = 0; step < MEM_STEPS; step++) {
+        long long heap_step[MEM_FNS] = {0};
+        for (size_t j = 0; j < f.shard_numel; j++) f.shard_grads[j] = 0.0f;
+        for (int u = 0; u < 4; u++) {
+            size_t n = (size_t)N * f.units[u].chunk;
+            float *full = ops_alloc(t.ops, n);
+            for (int fn = 0; fn < 2; fn++) {
+                if (fn == 1)
+                    for (size_t i = 0; i < n; i++) full[i] = i < numel[u] ? (float)(r + 1) * value(u, i) : 0.0f;
+                live_t before = live_now();
+                ops_reset_peak_memory_stats();
+                if (fn == 0) fsdp_gather(&f, &f.coll, u, full);
+                else fsdp_reduce_grads(&f, u, full);
+                live_t after = live_now();
+                long long extra = (long long)ops_max_memory_allocated() - before.ops;
+                if (step > 0) {
+                    leak_ops[fn] += after.ops - before.ops;
+                    heap_step[fn] += after.heap - before.heap;
+                    if (extra > peak[fn]) peak[fn] = extra;
+                }
+            }
+            ops_free(t.ops, full);
+        }
+        live_t before = live_now();
+        ops_reset_peak_memory_stats();
+        fsdp_clip(&f, 0);
+        live_t after = live_now();
+        if (step > 0) {
+            leak_ops[2] += after.ops - before.ops;
+            heap_step[2] += after.heap - before.heap;
+            long long extra = (long long)ops_max_memory_allocated() - before.ops;
+            if (extra > peak[2]) peak[2] = extra;
+        }
+        for (int fn = 0; fn < MEM_FNS; fn++) leak_heap[fn] += heap_step[fn], heap_grew[fn] += heap_step[fn] > 0;
+    }
+    /* The judge's own (reference) numbers are the baseline; the recorded ones are the submission's. */
+    long long ref_peak[MEM_FNS];
+    memcpy(ref_peak, peak, sizeof peak);
+    ck_tape("bytes left allocated (ops) per function", leak_ops, sizeof leak_ops);
+    ck_tape("bytes left on the heap per function", leak_heap, sizeof leak_heap);
+    ck_tape("steps in which the heap grew per function", heap_grew, sizeof heap_grew);
+    ck_tape("most bytes allocated at once per function", peak, sizeof peak);
+    size_t cmax = 0;
+    for (int u = 0; u < 4; u++) cmax = f.units[u].chunk > cmax ? f.units[u].chunk : cmax;
+    /* The heap moves a little on its own (the MPI library's message bookkeeping: a few KB, now and then):
+     * a leak grows it in EVERY step, by at least a chunk per unit. */
+    int bad = 0;
+    for (int fn = 0; fn < MEM_FNS; fn++) {
+        int steps = MEM_STEPS - 1;
+        if (leak_ops[fn] > 0) {
+            printf("FAIL: N=%d, rank %d: %s leaves %lld bytes more allocated after %d steps (%lld per step): a "
+                   "temporary buffer is never freed (ops_free what you ops_alloc)\n",
+                   N, r, mem_fn[fn], leak_ops[fn], steps, leak_ops[fn] / steps);
+            bad = 1;
+        } else if (heap_grew[fn] == steps && leak_heap[fn] > 0) {
+            printf("FAIL: N=%d, rank %d: the heap grew by %lld bytes over %d steps in %s (%lld per step): a buffer taken "
+                   "with malloc is never freed\n",
+                   N, r, leak_heap[fn], steps, mem_fn[fn], leak_heap[fn] / steps);
+            bad = 1;
+        } else if (peak[fn] > ref_peak[fn] + (long long)(cmax * sizeof(float))) {
+            printf("FAIL: N=%d, rank %d: %s allocates up to %lld bytes of temporaries at once (the reference: %lld; "
+                   "allowed: that plus one chunk, %zu bytes): FSDP's bound 16·P/N + 8·n_max holds one gathered unit "
+                   "and its gradient, which you are given — work in them in place%s\n",
+                   N, r, mem_fn[fn], peak[fn], ref_peak[fn], cmax * sizeof(float),
+                   fn == 1 ? " (scale full_grad, reduce-scatter it where it is)" : "");
+            bad = 1;
+        }
+    }
+    int any = 0;
+    comm_lib_allreduce(c, &bad, &any, 1, DT_I32, REDOP_MAX);
+    if (!any && r == 0)
+        printf("N=%d: over %d steps nothing left allocated by fsdp_gather, fsdp_reduce_grads or fsdp_clip (ops "
+               "allocator and heap), no temporaries beyond one chunk\n",
+               N, MEM_STEPS);
+    fixture_free(&f, &t);
     comm_finalize(c);
     return any;
 }
 
 int main(int argc, char **argv) {
     dp_set_progname("check08");
-    const ck_entry_t checks[] = {{"layout", layout_check}, {"collect", collect_check}, {NULL, NULL}};
+    const ck_entry_t checks[] = {{"layout", layout_check}, {"collect", collect_check},
+                                 {"memory", memory_check}, {NULL, NULL}};
     return ck_main(argc, argv, checks);
 }

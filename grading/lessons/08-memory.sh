@@ -1,8 +1,14 @@
 #!/bin/sh
-# 08-memory.sh: FSDP's peak model state per rank must be within 10% of 16·P/N + 8·n_max (params,
-# grads and the two AdamW moments sharded; one gathered unit's parameters and gradients in full).
-#   run:   the submission's FSDP trainer on 2 and 4 ranks with --stats
-#   judge: the reference DDP trainer (unsharded, for comparison), then the formula on each rank's peak
+# 08-memory.sh: FSDP's memory, two ways.
+#   1. What the submission's functions really allocate (check08 memory, on 2 and 3 ranks): over 8 steps
+#      fsdp_gather, fsdp_reduce_grads and fsdp_clip leave nothing allocated (the ops allocator's own
+#      count, and the C library's heap for buffers taken with malloc), and allocate at once no more than
+#      the reference plus one chunk: a temporary never freed, or a second copy of a unit, fails.
+#   2. The trainer's peak model state per rank within 10% of 16·P/N + 8·n_max (params, grads and the two
+#      AdamW moments sharded; one gathered unit's parameters and gradients in full), from --stats.
+#   run:   check08 memory (its tapes), the submission's FSDP trainer on 2 and 4 ranks with --stats
+#   judge: check08 memory on the tapes; the reference DDP trainer (unsharded, for comparison), then the
+#          formula on each rank's peak
 set -u
 . "$GRADING/lessons/lib.sh"
 F="--preset small --data $FIXTURE_TRAIN --val none --batch 8 --steps 2 --log-every 1000"
@@ -10,12 +16,17 @@ P=36939
 NMAX=16512
 case $PHASE in
 run)
+    for n in 2 3; do "$MPIRUN" -np $n "$PROGS/grading/check08" memory; done
     for n in 2 4; do
         # shellcheck disable=SC2086
         launch $n fsdp$n.log "$PROGS/08-fsdp/train_fsdp" $F --stats fsdp$n.json
     done
     ;;
 judge)
+    for n in 2 3; do
+        "$MPIRUN" -np $n "$PROGS/grading/check08" memory >alloc$n.log 2>&1 || { grep -v '^memory: ' alloc$n.log | sed '/^-----/,$d'; exit 1; }
+        grep '^N=' alloc$n.log
+    done
     # shellcheck disable=SC2086
     "$MPIRUN" -np 2 "$REF_BUILD/05-ddp/train_ddp" $F --stats ddp.json >ddp.log 2>&1 || { echo "grader error: the DDP run failed"; tail -n 5 ddp.log; exit 2; }
     ddp=$(json_int ddp.json mem_peak_model_bytes)
