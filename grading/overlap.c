@@ -26,9 +26,12 @@
  *      comm    = the smallest sum of "allreduce" spans (the early rank's spans include the wait
  *                for its peer to launch)
  *      ratio   = (compute + exposed) / max(compute, comm)
- * and the median over the steps must be <= R (default 1.25). Structure passed, so when the ratio
- * does not hold the machine was too busy to time the run: exit 75 (the grader measures again, and
- * reports INCONCLUSIVE if it stays so), printing what was measured. On success a "margin:" line. */
+ * and the best step's ratio must be <= R (default 1.25): other work on the machine only ever makes
+ * steps slower, so one step that shows the overlap is the evidence the timing can give, and the
+ * structure has already decided the rest (the median is printed too). Structure passed, so when
+ * even the best step misses, the machine was too busy to time the run: exit 75 (the grader measures
+ * again, and reports INCONCLUSIVE if it stays so), printing what was measured. On success a
+ * "margin:" line. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -234,23 +237,25 @@ int main(int argc, char **argv) {
         es[k] = exposed;
         ms[k] = comm;
     }
+    double best = INFINITY;
+    for (int k = 0; k < nsteps; k++) best = fmin(best, ratio[k]);
     double mratio = median(ratio, nsteps), mcompute = median(cs, nsteps), mexposed = median(es, nsteps),
            mcomm = median(ms, nsteps);
     printf("structure: first launch %.1f ms before backward ends (worst step); %d of %d launches waited on inside the "
            "hook; %.0f%% of all-reduce time concurrent with backward compute\n",
            -worst_late, blocked, launches_in_hooks, 100 * frac);
-    printf("timing (median of %d steps over %d ranks): compute %.1f ms, all-reduce %.1f ms, exposed %.1f ms; "
-           "(compute + exposed) / max = %.2f (at most %.2f)\n",
-           nsteps, nranks, mcompute, mcomm, mexposed, mratio, max_ratio);
+    printf("timing (medians of %d steps over %d ranks): compute %.1f ms, all-reduce %.1f ms, exposed %.1f ms; "
+           "(compute + exposed) / max(compute, comm): median %.2f, best step %.2f (at most %.2f)\n",
+           nsteps, nranks, mcompute, mcomm, mexposed, mratio, best, max_ratio);
     free(step_ms), free(wait_ms), free(comm_ms), free(ratio), free(cs), free(es), free(ms), free(s);
-    if (mratio > max_ratio) {
-        printf("INCONCLUSIVE: the trace shows overlap, but the steps took %.2f x max(compute, comm) > %.2f: the machine "
-               "was too busy to time them\n",
-               mratio, max_ratio);
+    if (best > max_ratio) {
+        printf("INCONCLUSIVE: the trace shows overlap, but even the best step took %.2f x max(compute, comm) > %.2f: "
+               "the machine was too busy to time the steps\n",
+               best, max_ratio);
         return 75;
     }
-    printf("margin: step/max(compute, comm) %.2f <= %.2f; %.0f%% of comm concurrent with backward (>= %.0f%%); %d/%d "
-           "launches waited on in the hook\n",
-           mratio, max_ratio, 100 * frac, 100 * min_concurrent, blocked, launches_in_hooks);
+    printf("margin: best step (compute + exposed)/max(compute, comm) %.2f <= %.2f (median %.2f); %.0f%% of comm "
+           "concurrent with backward (>= %.0f%%); %d/%d launches waited on in the hook\n",
+           best, max_ratio, mratio, 100 * frac, 100 * min_concurrent, blocked, launches_in_hooks);
     return 0;
 }
