@@ -55,7 +55,7 @@ judge)
                 exit 0
             }
             if (refok == m) {
-                print "FAIL: none of your 4 fits is near the emulated link (alpha within 25%, beta within 40%), while every fit of the reference, measured between yours, is"
+                print "FAIL: none of your 4 fits is near the emulated link (alpha within -25%..+35%, beta within -40%..+25%), while every fit of the reference, measured between yours, is"
                 exit 1
             }
             printf "INCONCLUSIVE: none of your fits is near the emulated link, but the reference too missed it in %d of %d fits: the machine is too busy to measure\n", m - refok, m
