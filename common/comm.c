@@ -269,10 +269,9 @@ static void emulate(comm_t *c, double cost) {
     if (cost <= 0 || c->unemulated) return;
     comm_world_t *w = c->world;
     pthread_mutex_lock(&w->lock);
-    double start = fmax(dp_now(), w->port_free_at);
-    w->port_free_at = start + cost;
+    double arrival = link_port_reserve(&w->port_free_at, dp_now(), cost);
     pthread_mutex_unlock(&w->lock);
-    dp_sleep_until(start + cost);
+    dp_sleep_until(arrival);
 }
 
 /* Modelled time of a library collective of `bytes` input bytes: the bandwidth-optimal ring

@@ -1,6 +1,7 @@
 /* link.c — see link.h. */
 #include "link.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Real per-GPU figures (one direction), from vendor data sheets, rounded:
@@ -35,4 +36,10 @@ double link_cost_s(const link_t *link, size_t bytes) {
     double t = link->latency_s;
     if (link->bytes_per_s > 0) t += (double)bytes / link->bytes_per_s;
     return t;
+}
+
+double link_port_reserve(double *free_at, double now, double cost) {
+    double start = fmax(now, *free_at);
+    *free_at = start + cost;
+    return *free_at;
 }

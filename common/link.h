@@ -46,6 +46,13 @@ bool link_from_preset(const char *name, double slowdown, link_t *out);
 /* Cost of one message of `bytes` bytes; 0 when the link is off. */
 double link_cost_s(const link_t *link, size_t bytes);
 
+/* The model clock of one rank's outgoing port (full duplex: receiving costs nothing). A message of
+ * `cost` seconds handed to the port at `now` starts when the port is free — now, or when the
+ * message before it is through — and has arrived `cost` later; the port is busy until then.
+ * Updates *free_at and returns the arrival time. Pure: the emulator then sleeps until the arrival
+ * (a busy machine may wake it later, never earlier), and this is what its tests check exactly. */
+double link_port_reserve(double *free_at, double now, double cost);
+
 static inline bool link_enabled(const link_t *link) {
     return link->latency_s > 0 || link->bytes_per_s > 0;
 }

@@ -1,23 +1,64 @@
 #!/bin/sh
 # The student's measure program, end to end, against an emulated link of known α and β.
-#   run:   measure on 2 ranks → ab.json (the fitted α and β)
-#   judge: the fit must be near the emulated link
+#   prep:  a copy of the REFERENCE measure → input/ (the same job measures it, interleaved)
+#   run:   reference, submission, reference, submission, ... 4 times each: each measure on 2 ranks
+#          (the fastest of 11 single round trips per size) → ref<i>.json and ab<i>.json (α and β)
+#   judge: a busy machine only ever makes messages SLOWER (the emulator sleeps at least α + b/β),
+#          so the best of the submission's 4 fits must be near the emulated link: α within
+#          −25%..+35%, β within −40%..+25%. If none is, the reference fits measured between them
+#          decide: all 4 near the link (the machine was quiet enough to measure it) → FAIL;
+#          otherwise the machine was too busy to tell → exit 75 (measured again; INCONCLUSIVE if it
+#          stays so), with the numbers.
 set -u
 . "$GRADING/lessons/lib.sh"
+LINK="--link-latency-us 300 --link-gbps 2 --max-bytes 1048576 --iters 1 --repeat 11"
+REPS="1 2 3 4"
+# "alpha beta" of a measure's JSON, empty when it has none
+ab() { sed -n 's/.*"alpha_s": *\([-+0-9.eE]*\).*"beta_bytes_per_s": *\([-+0-9.eE]*\).*/\1 \2/p' "$1" 2>/dev/null | head -n 1; }
 case $PHASE in
+prep)
+    mkdir -p input
+    cp "$REF_BUILD/00-launch/measure" input/reference-measure
+    ;;
 run)
-    launch 2 measure.log "$PROGS/00-launch/measure" --link-latency-us 300 --link-gbps 2 --max-bytes 1048576 --iters 4 --out ab.json
+    for i in $REPS; do
+        # shellcheck disable=SC2086
+        launch 2 ref$i.log input/reference-measure $LINK --out ref$i.json
+        # shellcheck disable=SC2086
+        launch 2 measure$i.log "$PROGS/00-launch/measure" $LINK --out ab$i.json
+    done
     ;;
 judge)
-    launched measure.log "measure" || exit 1
-    head -c 4000 "$RUN_DIR/measure.log"
-    a=$(sed -n 's/.*"alpha_s": *\([-+0-9.eE]*\).*/\1/p' "$RUN_DIR/ab.json" | head -n 1)
-    b=$(sed -n 's/.*"beta_bytes_per_s": *\([-+0-9.eE]*\).*/\1/p' "$RUN_DIR/ab.json" | head -n 1)
-    [ -n "$a" ] && [ -n "$b" ] || { echo "FAIL: measure wrote no alpha_s and beta_bytes_per_s to ab.json"; exit 1; }
-    awk -v a="$a" -v b="$b" 'BEGIN {
-        ok = (a > 0.75 * 300e-6 && a < 1.35 * 300e-6 && b > 0.6 * 250e6 && b < 1.25 * 250e6)
-        printf "fitted alpha = %.1f us (emulated 300), beta = %.1f MB/s (emulated 250)\n", a * 1e6, b / 1e6
-        if (!ok) print "FAIL: the fit is too far from the emulated link (alpha within 25%, beta within 40% expected)"
-        exit !ok }'
+    for i in $REPS; do
+        launched measure$i.log "measure" || exit 1
+    done
+    head -c 3000 "$RUN_DIR/measure1.log"
+    {
+        for i in $REPS; do
+            s=$(ab "$RUN_DIR/ab$i.json")
+            [ -n "$s" ] || { echo "FAIL: measure wrote no alpha_s and beta_bytes_per_s to its --out file"; exit 1; }
+            echo "you $s"
+            echo "reference $(ab "$RUN_DIR/ref$i.json")"
+        done
+    } >fits.txt || { cat fits.txt; exit 1; }
+    awk 'function near(a, b) { return a > 0.75 * 300e-6 && a < 1.35 * 300e-6 && b > 0.6 * 250e6 && b < 1.25 * 250e6 }
+        function show(a, b) { return sprintf("alpha %.1f us, beta %.1f MB/s", a * 1e6, b / 1e6) }
+        $1 == "you" { n++; a = $2 + 0; b = $3 + 0; yours = yours (n > 1 ? "; " : "") show(a, b)
+                      if (near(a, b)) { ok++; d = (a > 300e-6 ? a / 300e-6 : 300e-6 / a) * (b > 250e6 ? b / 250e6 : 250e6 / b)
+                                        if (!best || d < bd) { best = 1; bd = d; ba = a; bb = b } } }
+        $1 == "reference" { m++; if (NF == 3 && near($2 + 0, $3 + 0)) refok++; refs = refs (m > 1 ? "; " : "") (NF == 3 ? show($2, $3) : "none") }
+        END {
+            printf "emulated: alpha 300 us, beta 250 MB/s\nyour fits: %s\nthe reference'"'"'s, measured between them: %s\n", yours, refs
+            if (ok) {
+                printf "margin: best fit alpha %+.0f%% (within -25%%..+35%%), beta %+.0f%% (within -40%%..+25%%); %d of %d fits near the link\n",
+                    100 * (ba / 300e-6 - 1), 100 * (bb / 250e6 - 1), ok, n
+                exit 0
+            }
+            if (refok == m) {
+                print "FAIL: none of your 4 fits is near the emulated link (alpha within -25%..+35%, beta within -40%..+25%), while every fit of the reference, measured between yours, is"
+                exit 1
+            }
+            printf "INCONCLUSIVE: none of your fits is near the emulated link, but the reference too missed it in %d of %d fits: the machine is too busy to measure\n", m - refok, m
+            exit 75 }' fits.txt
     ;;
 esac

@@ -6,4 +6,4 @@ check ranks1 10 180 "1 rank, caps tiny/unset/huge: equivalent; buckets in order"
 check ranks2 10 180 "2 ranks, differently initialised: broadcast, equivalent, one all-reduce per bucket" -- sh "$GRADING/lessons/05-train.sh" 2 --clip 0
 check ranks3 10 180 "3 ranks: equivalent, traffic" -- sh "$GRADING/lessons/05-train.sh" 3 --clip 0
 check ranks4 10 180 "4 ranks: equivalent, traffic" -- sh "$GRADING/lessons/05-train.sh" 4 --clip 0
-check overlap 20 240 "overlap under an emulated link: all-reduces during backward, step <= 1.25 max(compute, comm)" -- sh "$GRADING/lessons/05-overlap.sh"
+check overlap 20 240 "overlap under an emulated link: buckets launched during backward, no wait in the hook, all-reduces concurrent with backward compute; step <= 1.25 max(compute, comm)" -- sh "$GRADING/lessons/05-overlap.sh"

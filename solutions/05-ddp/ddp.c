@@ -48,6 +48,12 @@ static void *comm_main(void *arg) {
 
 void ddp_launch(ddp_t *d, int b) {
     ops_event_record(d->t->ops, d->ready[b]); /* after the kernels that wrote bucket b (and its 1/N) */
+    /* an instant on the compute track: WHERE the bucket was launched (inside a "hook" span, during
+     * "backward", or after it) is what the overlap grader reads, whatever the machine's load */
+    char name[32];
+    snprintf(name, sizeof name, "launch b%d", b);
+    double now = dp_now();
+    trace_span(d->t->trace, "compute", name, now, now);
     pthread_mutex_lock(&d->lock);
     d->queue[d->queued++] = b;
     d->launch_log[d->nlaunched++] = b;
@@ -145,6 +151,17 @@ void ddp_free(ddp_t *d) {
 
 /* ---- the step ----------------------------------------------------------------------------------- */
 
+/* The student's gradient-ready hook, traced: each call is a "hook" span on the compute track. Time
+ * spent inside the hook is not backward's compute; an all-reduce that both starts and ends inside
+ * one (a blocking all-reduce, or a wait right after the launch) is communication NOT overlapped,
+ * and the trace shows it as such however busy the machine is. */
+static void traced_grad_ready(void *ctx, int param_index) {
+    ddp_t *d = ctx;
+    double t0 = dp_now();
+    ddp_grad_ready(ctx, param_index);
+    trace_span(d->t->trace, "compute", "hook", t0, dp_now());
+}
+
 float ddp_train_step(trainer_t *t, double lr) {
     ddp_t *d = t->ext;
     model_t *m = &t->model;
@@ -154,10 +171,10 @@ float ddp_train_step(trainer_t *t, double lr) {
     float loss = model_forward(m, t->ctx, t->targets, t->local_batch);
     double t1 = dp_now();
     if (d->overlap) {
-        model_backward(m, 1.0f, ddp_grad_ready, d);
+        model_backward(m, 1.0f, traced_grad_ready, d);
     } else { /* the same launches, all after backward: what DDP would cost without overlap */
         model_backward(m, 1.0f, NULL, NULL);
-        for (int i = m->layout.count - 1; i >= 0; i--) ddp_grad_ready(d, i);
+        for (int i = m->layout.count - 1; i >= 0; i--) traced_grad_ready(d, i);
     }
     double t2 = dp_now();
     ddp_finish(d);

@@ -25,14 +25,15 @@ else
     fail "self-send: $(head -c 300 "$TMP/out")"
 fi
 # α = 1 ms, β = 1 GB/s, 1 MiB: one message ≈ 2.05 ms; two back to back share the port ≈ 4.1 ms.
-# The emulated delay comes on top of the real copy (up to ~1 ms here, more under load), so the
-# bounds are: never below the model; one message not charged α twice (< 3.5 ms); two messages
-# serialised on the port (about twice one: 1.6..2.4×), not overlapped.
+# The emulated delay comes on top of the real copy, and a busy machine wakes a sleeper late, never
+# early: so only lower bounds here — never below the model, two messages serialised on the port
+# (at least twice the model), not overlapped. The model clock itself (α charged once, the port's
+# queue) is checked exactly in tests/unit/test_link.c.
 timeout -k 5 60 "$MPIRUN" -np 2 "$P" link --link-latency-us 1000 --link-gbps 8 >"$TMP/out" 2>&1
 one=$(sed -n 's/^one //p' "$TMP/out")
 two=$(sed -n 's/^two //p' "$TMP/out")
-if awk -v a="$one" -v b="$two" 'BEGIN { exit !(a >= 2.0 && a < 3.5 && b >= 4.1 && b / a >= 1.6 && b / a <= 2.4) }'; then
+if awk -v a="$one" -v b="$two" 'BEGIN { exit !(a >= 2.0 && b >= 4.1) }'; then
     pass "link emulator: one 1 MiB message ${one} ms (model 2.05), two on one port ${two} ms (model 4.10)"
 else
-    fail "link emulator timing: one '${one}' ms (want 2.0..3.5), two '${two}' ms (want >= 4.1 and 1.6..2.4 x one): $(head -c 200 "$TMP/out")"
+    fail "link emulator timing: one '${one}' ms (want >= 2.0), two '${two}' ms (want >= 4.1): $(head -c 200 "$TMP/out")"
 fi
