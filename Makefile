@@ -4,6 +4,8 @@
 #   make demo       the main job: train, compare, plot (installs missing packages first)
 #   make test       every test; last line "N passed, N failed" (installs missing packages first)
 #   make test-hostile  the whole hostile-submission catalogue against the grader (make test runs a subset)
+#   make test-load     the timing lessons' reference graded under load (another grader + busy loops)
+#   make test-equiv-sweep  the reference over 252 configurations: equivalence never fails correct code
 #   make grade LESSON=01      grade your lessons/ (see grading/README.md)
 #   make bench      benchmarks (ratios against library baselines measured in the same run)
 #   make skeletons  regenerate lessons/ student files from solutions/
