@@ -20,7 +20,7 @@ awk -F '\t' -v first="$first" -v steps="$steps" -v dat="$dat" '
     END {
         if (lo == "" || hi == "") { lo = 0; hi = 1e30 }
         for (i = 1; i <= n; i++) {
-            if (b[i] < lo || a[i] > hi || nm[i] == "step" || nm[i] == "backward") continue  # layers show it
+            if (b[i] < lo || a[i] > hi || nm[i] == "step" || nm[i] == "backward" || nm[i] ~ /^fwd /) continue  # layers, "forward" show it
             row = r[i] * 2 + (tr[i] == "comm" ? 1 : 0)
             c = 10066329; h = 0.38
             if (nm[i] == "forward") c = 3244733

@@ -5,6 +5,9 @@
 # one ring all-reduce per bucket per optimizer step (the counters). None of that can tell
 # accumulation from ONE forward/backward over the whole batch — the weights b_i/B make the numbers
 # identical — so the run is also traced (--trace), and the judge reads the trace:
+#   - exactly K forward passes in every optimizer step, of chunk_range's sizes of the rank's BATCH
+#     examples ("fwd b=N" spans that model_forward records: K passes over the whole batch, weighted
+#     1/K, would give the same numbers too);
 #   - exactly K backward passes in every optimizer step (one per micro-batch), counted from the
 #     "bwd head" / "bwd wte" spans that model_backward itself records (the reference model, not
 #     the student's file);
@@ -30,7 +33,7 @@ if [ ! -f "$tsv" ]; then
     echo "FAIL: your run wrote no trace (--trace trace.json → trace.json.tsv): did trainer_finish run?"
     exit 1
 fi
-awk -F '\t' -v N="$n" -v K="$K" -v k="$k" '
+awk -F '\t' -v N="$n" -v K="$K" -v k="$k" -v B="$b" '
 function bad(msg) { print "FAIL: " msg; failed = 1; exit 1 }
 function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
 /^#/ { next }
@@ -43,6 +46,7 @@ function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
     if (t1 < t0) bad("the trace has a span that ends before it starts (rank " r ", " $3 ".." $4 " ms)")
     seen[r] = 1
     if ($5 == "step" && $2 == "compute") { i = ++nstep[r]; a[r, i] = t0; z[r, i] = t1 }
+    else if ($5 ~ /^fwd b=[0-9]+$/ && $2 == "compute") { nf[r]++; fs[r, nf[r]] = t0; fb[r, nf[r]] = substr($5, 7) + 0 }
     else if ($5 == "bwd head" && $2 == "compute") { nh[r]++; hs[r, nh[r]] = t0 }
     else if ($5 == "bwd wte" && $2 == "compute") { nw[r]++; we[r, nw[r]] = t0 }
     else if ($2 == "comm" && $5 ~ /^allreduce/) { nc[r]++; cs[r, nc[r]] = t0 }
@@ -67,6 +71,20 @@ END {
                     bad("rank " r ", optimizer step " i ": 1 backward pass, expected k = " k " (one per micro-batch): --accum-steps is ignored — one forward/backward over the whole batch gives the same numbers but none of the memory saving; run k micro-batches of b_i examples each (chunk_range)")
                 bad("rank " r ", optimizer step " i ": " starts " backward passes, expected k = " k " (one forward and one backward per micro-batch)")
             }
+            # the forward passes: k of them, together the B examples of the rank, split as chunk_range
+            # splits (sizes floor(B/k) or ceil(B/k)) — not k passes over the whole batch
+            fwd = 0; ex = 0; sizes = ""
+            for (j = 1; j <= nf[r]; j++)
+                if (fs[r, j] >= a[r, i] && fs[r, j] <= z[r, i]) {
+                    fwd++; ex += fb[r, j]; sizes = sizes (fwd > 1 ? "+" : "") fb[r, j]
+                    if (fb[r, j] < int(B / k) || fb[r, j] > int((B + k - 1) / k)) uneq = 1
+                }
+            if (fwd != k)
+                bad("rank " r ", optimizer step " i ": " fwd " forward passes, expected k = " k " (one per micro-batch)")
+            if (ex != B)
+                bad("rank " r ", optimizer step " i ": the forward passes held " sizes " = " ex " examples, expected the rank\047s " B " split into " k " micro-batches: each micro-batch is a slice of the local batch (chunk_range), not the whole batch again")
+            if (uneq)
+                bad("rank " r ", optimizer step " i ": micro-batches of " sizes " examples: chunk_range splits " B " into sizes " int(B / k) " or " int((B + k - 1) / k))
             for (j = 1; j <= nc[r]; j++) {
                 c = cs[r, j]
                 if (c < a[r, i] || c > z[r, i]) continue
@@ -80,6 +98,6 @@ END {
     for (r = 0; r < N; r++)
         for (j = 1; j <= nc[r]; j++)
             if (!((r, j) in inside)) bad("rank " r ": an all-reduce ran outside every optimizer step: not a trace of this run")
-    printf "trace: %d ranks x %d optimizer steps, each with %d backward passes and its all-reduces in the last\n", N, K, k
+    printf "trace: %d ranks x %d optimizer steps, each with %d forward and backward passes over %d examples and its all-reduces in the last\n", N, K, k, B
 }' "$tsv" || exit 1
 exit $status

@@ -1,5 +1,6 @@
 # Lesson 06 — gradient accumulation with no_sync (50 points). Sourced by grading/grade.
-# 06-train.sh PROGRAM NRANKS BATCH CAP K: equivalence, traffic, and from the trace k backward passes
+# 06-train.sh PROGRAM NRANKS BATCH CAP K: equivalence, traffic, and from the trace k forward passes
+# (chunk_range sizes of BATCH) and k backward passes
 # per optimizer step with the all-reduces in the last one.
 A="$PROGS/06-accum/train_accum"
 R="$GRADING/lessons/06-train.sh"

@@ -178,6 +178,7 @@ void model_zero_grad(model_t *m) { ops_fill(m->ops, m->grads, 0.0f, m->layout.nu
 float model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int B) {
     const model_config_t *c = &m->cfg;
     if (B < 1 || B > m->max_batch) dp_fatal("forward on %d examples, the model was sized for 1..%d", B, m->max_batch);
+    double t0 = dp_now();
     m->batch = B;
     memcpy(m->ctx, ctx, (size_t)B * c->context * sizeof(int32_t));
     memcpy(m->targets, targets, (size_t)B * sizeof(int32_t));
@@ -202,7 +203,13 @@ float model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int 
     linear_forward(m->ops, x, model_param(m, model_weight(head)), model_param(m, model_bias(head)), B, c->hidden,
                    c->vocab, m->logits);
     HOOK(m, post_forward, head + 1);
-    return xent_fwd(m, B);
+    float loss = xent_fwd(m, B);
+    if (m->trace) { /* with the batch size: the grader counts micro-batches and their examples */
+        char span[32];
+        snprintf(span, sizeof span, "fwd b=%d", B);
+        trace_span(m->trace, "compute", span, t0, dp_now());
+    }
+    return loss;
 }
 
 static void ready(grad_ready_fn hook, void *ctx, int index) {

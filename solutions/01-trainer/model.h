@@ -75,7 +75,7 @@ typedef struct {
     float *losses;        /* [B] per-example loss */
     float *dlogits;       /* [B, V] */
     float *dh_a, *dh_b;   /* [B, max(H, T·E)] ping-pong gradient buffers */
-    trace_t *trace;       /* optional: backward records a span per layer */
+    trace_t *trace;       /* optional: forward records a span with its batch size, backward one per layer */
     mem_t *mem;           /* optional: memory accounting */
     /* units (see above) */
     int nunits;
