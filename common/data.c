@@ -22,8 +22,8 @@ int dataset_try_load(const char *path, dataset_t *ds, char *err, size_t errlen) 
     unsigned char *buf = dp_read_file(path, &len);
     if (!buf)
         return dp_error(err, errlen,
-                    "dataset %s not found or unreadable; build it with 'make dataset' or pass "
-                    "--data PATH",
+                    "dataset %s not found, unreadable or not a regular file; build it with 'make "
+                    "dataset' or pass --data PATH",
                     path);
     int rc = -1;
     if (len < DATA_HEADER_BYTES) {
@@ -44,6 +44,12 @@ int dataset_try_load(const char *path, dataset_t *ds, char *err, size_t errlen) 
     }
     if (V < 1 || V > 256) {
         dp_error(err, errlen, "%s is corrupt: vocabulary size %u (1..256 allowed)", path, V);
+        goto out;
+    }
+    /* n > len first: a crafted count near 2^64 would make the sum below wrap to the file's size */
+    if (n > (uint64_t)len) {
+        dp_error(err, errlen, "%s is corrupt or truncated: header says %llu tokens, more than the file's %zu bytes; rebuild it",
+             path, (unsigned long long)n, len);
         goto out;
     }
     if ((uint64_t)len != DATA_HEADER_BYTES + V + n) {

@@ -128,7 +128,7 @@ static int by_offset(const void *a, const void *b) {
 int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
     memset(f, 0, sizeof *f);
     f->buf = dp_read_file(path, &f->len);
-    if (!f->buf) return dp_error(err, errlen, "%s not found or unreadable", path);
+    if (!f->buf) return dp_error(err, errlen, "%s not found, unreadable or not a regular file", path);
     cJSON *hdr = NULL;
     uint64_t hlen = 0;
     for (int i = 0; i < 8 && f->len >= 8; i++) hlen |= (uint64_t)f->buf[i] << (8 * i);

@@ -78,6 +78,14 @@ void dp_sleep_until(double t) {
 
 unsigned char *dp_read_file(const char *path, size_t *len) {
     *len = 0;
+    /* only a regular file: a FIFO would block the open forever, and a directory opens and seeks to
+     * a size of 2^63 on Linux */
+    struct stat st;
+    if (stat(path, &st) != 0) return NULL;
+    if (!S_ISREG(st.st_mode)) {
+        errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+        return NULL;
+    }
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     if (fseek(f, 0, SEEK_END) != 0) {

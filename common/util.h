@@ -43,7 +43,8 @@ char *dp_strdup(const char *s);
 double dp_now(void);                /* monotonic seconds */
 void dp_sleep_until(double t);      /* sleep (not spin) until dp_now() >= t */
 
-/* Read a whole file; returns NULL (and sets *len = 0) when it cannot be opened. */
+/* Read a whole regular file; returns NULL (and sets *len = 0) when it is missing, unreadable, or not
+ * a regular file (a directory, a FIFO, a device). */
 unsigned char *dp_read_file(const char *path, size_t *len);
 /* mkdir -p for the directory part of path ("a/b/c.txt" creates a/b). Fatal on failure. */
 void dp_mkdir_for(const char *path);

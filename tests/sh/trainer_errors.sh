@@ -7,6 +7,16 @@ printf 'X' | dd of="$TMP/bad.tok" bs=1 seek=100 conv=notrunc 2>/dev/null
 expect_error "corrupt dataset" "checksum mismatch" $TRAIN $QUICK --data "$TMP/bad.tok" --steps 1
 head -c 20 "$FIX" >"$TMP/short.tok"
 expect_error "truncated dataset" "is truncated" $TRAIN $QUICK --data "$TMP/short.tok" --steps 1
+# a header whose token count wraps 32 + V + n around 2^64 to the file's size (40 bytes): n = 2^64 - (V - 8)
+V=$(od -An -tu4 -j12 -N4 "$FIX" | tr -d ' ')
+head -c 40 "$FIX" >"$TMP/wrap.tok"
+printf "\\$(printf %o $((256 - (V - 8))))\\377\\377\\377\\377\\377\\377\\377" | dd of="$TMP/wrap.tok" bs=1 seek=16 conv=notrunc 2>/dev/null
+expect_error "token count that wraps around" "is corrupt or truncated" $TRAIN $QUICK --data "$TMP/wrap.tok" --steps 1
+mkdir -p "$TMP/adir"
+expect_error "a directory as the dataset" "not a regular file" $TRAIN $QUICK --data "$TMP/adir" --steps 1
+mkfifo "$TMP/fifo.tok"
+expect_error "a FIFO as the dataset (no hang)" "not a regular file" timeout 20 $TRAIN $QUICK --data "$TMP/fifo.tok" --steps 1
+expect_error "a directory to resume from" "not a regular file" $TRAIN $QUICK --steps 1 --resume "$TMP/adir"
 expect_error "bad flag value" "--batch expects an integer" $TRAIN $QUICK --batch many
 expect_error "negative batch" "--batch expects an integer in [1," $TRAIN $QUICK --batch -3
 expect_error "unknown flag" "did you mean --steps?" $TRAIN $QUICK --stpes 3
