@@ -46,7 +46,8 @@ int main(int argc, char **argv) {
         if (strcmp(need_meta(&f[r], path, "format"), "dpc-fsdp-shard-1") || atoi(need_meta(&f[r], path, "rank")) != r ||
             atoi(need_meta(&f[r], path, "world_size")) != N)
             dp_fatal("%s is not shard %d of %d", path, r, N);
-        if (r && (strcmp(st_meta(&f[r], "step"), st_meta(&f[0], "step")) || strcmp(st_meta(&f[r], "model"), st_meta(&f[0], "model"))))
+        if (r && (strcmp(need_meta(&f[r], path, "step"), need_meta(&f[0], shards, "step")) ||
+                  strcmp(need_meta(&f[r], path, "model"), need_meta(&f[0], shards, "model"))))
             dp_fatal("%s is from a different step or model than rank 0's shard", path);
     }
     model_config_t mc;

@@ -46,3 +46,14 @@ else
     expect_error "DP_DEVICE=cuda without a GPU" "use --device cpu" env DP_DEVICE=cuda $TRAIN $QUICK --steps 1
     expect_error "--comm nccl without a GPU" "--comm nccl" $TRAIN $QUICK --comm nccl --steps 1
 fi
+
+# fsdp_consolidate: a shard without its "step" entry is refused in one line (it was a NULL strcmp)
+FSDP=$ROOT/build/solutions/08-fsdp/train_fsdp
+CONS=$ROOT/build/solutions/08-fsdp/fsdp_consolidate
+if "$ROOT/grading/mpirun" -np 2 "$FSDP" $QUICK --steps 2 --save "$TMP/sh" >/dev/null 2>&1; then
+    # same length, so the header stays valid JSON of the same size: "step" becomes "stXp"
+    sed -i 's/"step":/"stXp":/' "$TMP/sh.rank1-of-2.safetensors"
+    expect_error "fsdp_consolidate, a shard without its step" "has no 'step'" "$CONS" --shards "$TMP/sh" --out "$TMP/full.safetensors"
+else
+    fail "fsdp_consolidate: train_fsdp --save on 2 ranks failed"
+fi
