@@ -12,6 +12,7 @@
 #include "util.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <mpi.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -250,7 +251,20 @@ static void mpi_gather(comm_t *c, const void *s, void *r, size_t sendcount, dtyp
     check(c, MPI_Gather(s, n, mpi_type(dt), r, n, mpi_type(dt), root, mcomm(c)), "Gather");
 }
 
-static void mpi_abort(int status) { MPI_Abort(MPI_COMM_WORLD, status); }
+/* Our fatal error is one line, printed before this is called; Open MPI 4 follows MPI_Abort with an
+ * 8-12 line banner that buries it. Its switch for that, orte_execute_quiet (mpirun -q), is read as
+ * each message is about to be sent, so setting it here, in this process and only now, silences just
+ * this banner: mpirun itself still reports a rank killed by a signal or a failed launch (mpirun -q
+ * would hide those), and MPI errors of this process before now were shown as usual (the environment
+ * variable OMPI_MCA_orte_execute_quiet would hide them for the whole run). It cannot be set through
+ * MPI_T (not settable at run time), hence the weak reference: where it does not exist (MPICH, Open
+ * MPI 5) the address is NULL and nothing changes. */
+extern bool orte_execute_quiet __attribute__((weak));
+
+static void mpi_abort(int status) {
+    if (&orte_execute_quiet) orte_execute_quiet = true;
+    MPI_Abort(MPI_COMM_WORLD, status);
+}
 
 const comm_backend_t comm_backend_mpi = {
     "mpi",          mpi_init,      mpi_finalize,       mpi_dup,        mpi_free,
