@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct {
     MPI_Comm comm;
@@ -261,8 +262,26 @@ static void mpi_gather(comm_t *c, const void *s, void *r, size_t sendcount, dtyp
  * MPI 5) the address is NULL and nothing changes. */
 extern bool orte_execute_quiet __attribute__((weak));
 
+/* Also called before comm_init (MPI not up yet: start it to abort; on a rank of a multi-rank launch
+ * only) and after comm_finalize (nothing to do: the caller exits). */
 static void mpi_abort(int status) {
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (down) return;
+    if (!up) {
+        alarm(60); /* never a hang: MPI_Init waits for every rank, and one may have exited */
+        int provided = 0;
+        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return;
+    }
     if (&orte_execute_quiet) orte_execute_quiet = true;
+    /* Ranks that fail at once (every rank finds a bad option) abort one after the other, lowest
+     * first, and the first takes the rest down: 4 ranks aborting together made mpirun print libevent
+     * "[warn] Epoll MOD" lines in about 1 run of 15 (0 in 90 staggered). */
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    struct timespec stagger = {0, (rank < 5 ? rank : 5) * 20 * 1000 * 1000L};
+    nanosleep(&stagger, NULL);
     MPI_Abort(MPI_COMM_WORLD, status);
 }
 
