@@ -42,7 +42,7 @@ const struct cli_opt *comm_cli_opts(comm_opts_t *o) {
         {"comm", CLI_CHOICE, &o->backend, "transport: MPI, or NCCL for GPU buffers (host buffers still use MPI)",
          .choices = "mpi|nccl", .env = "DP_COMM"},
         {"timeout-s", CLI_FLOAT, &o->timeout_s,
-         "seconds a wait on another rank may take before the job is ended", .min = COMM_MIN_TIMEOUT_S,
+         "seconds a wait on another rank may take before the job is ended (1 or more)", .min = COMM_MIN_TIMEOUT_S,
          .max = COMM_MAX_TIMEOUT_S, .env = "DP_TIMEOUT_S", .why = TIMEOUT_WHY},
         {"link", CLI_CHOICE, &o->link, "emulated interconnect (a preset, or off)",
          .choices = "off|nvlink|pcie|ib|ethernet", .env = "DP_LINK"},
