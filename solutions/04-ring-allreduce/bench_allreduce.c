@@ -69,7 +69,8 @@ static int parse_algos(char *list, const algo_t **algos, int max) {
         next = strchr(tok, ',');
         if (next) *next++ = 0;
         if (!*tok)
-            cli_usage_error("--algos has an empty name; give a comma-separated list of naive, ring, tree, ring-pipe, mpi");
+            cli_usage_error("--algos has an empty name; give a comma-separated list of naive, ring, tree, "
+                            "ring-pipe, mpi");
         const algo_t *a = all_algos;
         while (a->name && strcmp(a->name, tok)) a++;
         if (!a->name) cli_usage_error("unknown algorithm '%s' in --algos (naive, ring, tree, ring-pipe, mpi)", tok);

@@ -24,7 +24,8 @@
 static void read_measured(const char *path, double *meas) {
     size_t len = 0;
     char *text = (char *)dp_read_file(path, &len); /* a regular file only: a FIFO would hang */
-    if (!text) dp_fatal("cannot read --measured %s: %s", path, errno == EINVAL ? "not a regular file" : strerror(errno));
+    if (!text)
+        dp_fatal("cannot read --measured %s: %s", path, errno == EINVAL ? "not a regular file" : strerror(errno));
     if (memchr(text, 0, len)) dp_fatal("%s is not a text file of 'N milliseconds' lines", path);
     int lineno = 1;
     for (char *line = text, *next; line && *line; line = next, lineno++) {
