@@ -22,6 +22,15 @@ int cli_launcher_rank(void) {
     return 0;
 }
 
+int cli_launcher_size(void) {
+    const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return atoi(v);
+    }
+    return 1;
+}
+
 void cli_usage_error(const char *fmt, ...) {
     if (cli_launcher_rank() == 0) {
         char line[1024];
@@ -31,7 +40,7 @@ void cli_usage_error(const char *fmt, ...) {
         va_end(ap);
         fprintf(stderr, "%s: %s (see --help)\n", dp_progname(), line);
     }
-    exit(2);
+    dp_exit(2);
 }
 
 static int opt_count(const cli_opt_t *o) {
@@ -69,23 +78,31 @@ static bool in_range(const cli_opt_t *o, double v) {
     return v >= o->min && v <= o->max;
 }
 
+/* ": <why>" after a number out of range, where the table says why the range is what it is. */
+static const char *why_tail(const cli_opt_t *o, bool parsed, char *buf, size_t n) {
+    snprintf(buf, n, "%s%s", parsed && o->why ? ": " : "", parsed && o->why ? o->why : "");
+    return buf;
+}
+
 static void set_value(const cli_opt_t *o, const char *val, const char *source) {
-    char *end = NULL;
+    char *end = NULL, tail[512];
     errno = 0;
     switch (o->kind) {
     case CLI_INT: {
         long v = strtol(val, &end, 10);
-        if (errno || end == val || *end || v < INT32_MIN || v > INT32_MAX || !in_range(o, (double)v)) {
+        bool parsed = !errno && end != val && !*end && v >= INT32_MIN && v <= INT32_MAX;
+        if (!parsed || !in_range(o, (double)v)) {
             if (o->min != 0 || o->max != 0)
-                cli_usage_error("%s expects an integer in [%.0f, %.0f], got '%s'", source, o->min,
-                                o->max, val);
+                cli_usage_error("%s expects an integer in [%.0f, %.0f], got '%s'%s", source, o->min,
+                                o->max, val, why_tail(o, parsed, tail, sizeof tail));
             cli_usage_error("%s expects an integer, got '%s'", source, val);
         }
         *(int *)o->dest = (int)v;
         break;
     }
     case CLI_U64: {
-        if (val[0] == '-') cli_usage_error("%s expects a non-negative integer, got '%s'", source, val);
+        /* anywhere, not only first: strtoull skips leading blanks and wraps " -1" to 2^64-1 */
+        if (strchr(val, '-')) cli_usage_error("%s expects a non-negative integer, got '%s'", source, val);
         unsigned long long v = strtoull(val, &end, 0);
         if (errno || end == val || *end)
             cli_usage_error("%s expects a non-negative integer, got '%s'", source, val);
@@ -94,10 +111,11 @@ static void set_value(const cli_opt_t *o, const char *val, const char *source) {
     }
     case CLI_FLOAT: {
         double v = strtod(val, &end);
-        if (errno || end == val || *end || !isfinite(v) || !in_range(o, v)) {
+        bool parsed = !errno && end != val && !*end && isfinite(v);
+        if (!parsed || !in_range(o, v)) {
             if (o->min != 0 || o->max != 0)
-                cli_usage_error("%s expects a number in [%g, %g], got '%s'", source, o->min, o->max,
-                                val);
+                cli_usage_error("%s expects a number in [%g, %g], got '%s'%s", source, o->min, o->max,
+                                val, why_tail(o, parsed, tail, sizeof tail));
             cli_usage_error("%s expects a number, got '%s'", source, val);
         }
         *(double *)o->dest = v;

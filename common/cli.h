@@ -25,6 +25,7 @@ typedef struct cli_opt {
     double min, max;     /* numeric range, inclusive; ignored when min == max == 0 */
     const char *choices; /* CLI_CHOICE: "adamw|sgd" */
     const char *env;     /* optional environment variable */
+    const char *why;     /* optional: why the range is what it is, told with an out-of-range error */
 } cli_opt_t;
 
 #define CLI_END {0}
@@ -42,8 +43,10 @@ cli_opt_t *cli_join(const cli_opt_t *a, const cli_opt_t *b);
 /* Rank of this process as told by the launcher's environment (mpirun, srun), 0 if none: lets errors
  * found before the comm seam is up be printed once, not once per rank. */
 int cli_launcher_rank(void);
+/* Ranks in the job as told by mpirun's (or a PMI launcher's) environment, 1 if none. */
+int cli_launcher_size(void);
 
-/* Exit with status 2 after printing "<prog>: <msg> (see --help)" — on launcher rank 0 only. */
+/* Print "<prog>: <msg> (see --help)" on launcher rank 0 only, then dp_exit(2). */
 void cli_usage_error(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2), noreturn))

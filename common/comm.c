@@ -14,31 +14,44 @@
 #include <time.h>
 #include <unistd.h>
 
+static void abort_all(int status);
+
 void comm_opts_default(comm_opts_t *o) {
+    dp_set_abort_hook(abort_all); /* the first call of every program that uses the seam */
     o->backend = "mpi";
     o->timeout_s = COMM_DEFAULT_TIMEOUT_S;
-    const char *env = getenv("DP_TIMEOUT_S"); /* also for programs without a command line */
-    if (env && atof(env) > 0) o->timeout_s = atof(env);
+    /* also for programs without a command line; a value that is not a number becomes NaN, which
+     * comm_init refuses (a program with a command line refuses it first, in cli_parse) */
+    const char *env = getenv("DP_TIMEOUT_S");
+    if (env && *env) {
+        char *end;
+        double v = strtod(env, &end);
+        o->timeout_s = end != env && !*end ? v : NAN;
+    }
     o->link = "off";
     o->link_latency_us = -1;
     o->link_gbps = -1;
     o->link_slowdown = LINK_DEFAULT_SLOWDOWN;
 }
 
+#define TIMEOUT_WHY                                                                                    \
+    "below 1 s, ranks still starting up or briefly descheduled look hung, and a healthy job is ended"
+
 const struct cli_opt *comm_cli_opts(comm_opts_t *o) {
     const cli_opt_t table[] = {
         {"comm", CLI_CHOICE, &o->backend, "transport: MPI, or NCCL for GPU buffers (host buffers still use MPI)",
          .choices = "mpi|nccl", .env = "DP_COMM"},
         {"timeout-s", CLI_FLOAT, &o->timeout_s,
-         "seconds a wait on another rank may take before the job is ended", .min = 0.01,
-         .max = 1e7, .env = "DP_TIMEOUT_S"},
+         "seconds a wait on another rank may take before the job is ended (1 or more)", .min = COMM_MIN_TIMEOUT_S,
+         .max = COMM_MAX_TIMEOUT_S, .env = "DP_TIMEOUT_S", .why = TIMEOUT_WHY},
         {"link", CLI_CHOICE, &o->link, "emulated interconnect (a preset, or off)",
          .choices = "off|nvlink|pcie|ib|ethernet", .env = "DP_LINK"},
         {"link-latency-us", CLI_FLOAT, &o->link_latency_us,
-         "emulated per-message latency alpha in microseconds (-1: from --link)", .min = -1,
+         "emulated per-message latency alpha in microseconds, 0 or more (-1: from --link)", .min = -1,
          .max = 1e7},
         {"link-gbps", CLI_FLOAT, &o->link_gbps,
-         "emulated bandwidth beta in Gbit/s (-1: from --link)", .min = -1, .max = 1e6},
+         "emulated bandwidth beta in Gbit/s, above 0 (-1: from --link; --link off alone has no bandwidth limit)",
+         .min = -1, .max = 1e6},
         {"link-slowdown", CLI_FLOAT, &o->link_slowdown,
          "slow-motion factor the --link presets are played back at", .min = 1e-3, .max = 1e9},
         CLI_END,
@@ -51,9 +64,17 @@ const struct cli_opt *comm_cli_opts(comm_opts_t *o) {
 static comm_world_t *the_world; /* for the dp_fatal abort hook only */
 
 /* A fatal error ends the job. Alone, a plain exit is enough (and keeps the error to one line);
- * with other ranks waiting on this one, the backend must bring them down too. */
+ * with other ranks waiting on this one, the backend must bring them down too. So must a rank of a
+ * multi-rank launch that fails before comm_init (a bad option: every rank finds it): a plain exit
+ * there makes mpirun print its own 9-line banner about a non-zero exit after our line. */
 static void abort_all(int status) {
-    if (the_world && the_world->size > 1) the_world->backend->abort(status);
+    if (the_world) {
+        if (the_world->size > 1) the_world->backend->abort(status);
+        return;
+    }
+#ifdef DPC_HAVE_MPI
+    if (cli_launcher_size() > 1) comm_backend_mpi.abort(status);
+#endif
 }
 
 static void describe(const comm_t *c, const comm_inflight_t *f, char *out, size_t n) {
@@ -146,6 +167,29 @@ static void registry_remove(comm_t *c) {
 
 /* ---- life cycle ------------------------------------------------------------------------------ */
 
+/* What the option table cannot say: -1 ("from --link") and a range that starts above it. Told once,
+ * by launcher rank 0, like every other bad option; the table has checked the command line already,
+ * so only a program without one (DP_TIMEOUT_S) or a caller that filled comm_opts_t wrongly gets here. */
+static void check_opts(const comm_opts_t *o) {
+    if (!(o->timeout_s >= COMM_MIN_TIMEOUT_S && o->timeout_s <= COMM_MAX_TIMEOUT_S)) {
+        const char *env = getenv("DP_TIMEOUT_S");
+        bool number = !isnan(o->timeout_s);
+        if (env && *env)
+            cli_usage_error("environment variable DP_TIMEOUT_S expects a number in [%g, %g], got '%s'%s%s",
+                            COMM_MIN_TIMEOUT_S, COMM_MAX_TIMEOUT_S, env, number ? ": " : "",
+                            number ? TIMEOUT_WHY : "");
+        cli_usage_error("a timeout of %g s is outside [%g, %g]: %s", o->timeout_s, COMM_MIN_TIMEOUT_S,
+                        COMM_MAX_TIMEOUT_S, TIMEOUT_WHY);
+    }
+    if (o->link_latency_us != -1 && !(o->link_latency_us >= 0))
+        cli_usage_error("--link-latency-us expects 0 or more microseconds, or -1 for the --link preset's, got %g",
+                        o->link_latency_us);
+    if (o->link_gbps != -1 && !(o->link_gbps > 0))
+        cli_usage_error("--link-gbps expects a bandwidth above 0 Gbit/s, or -1 for the --link preset's, got %g; "
+                        "for no bandwidth limit, use --link off and leave --link-gbps out",
+                        o->link_gbps);
+}
+
 static void setup_link(comm_world_t *w) {
     const comm_opts_t *o = &w->opts;
     if (!link_from_preset(o->link, o->link_slowdown, &w->link))
@@ -173,6 +217,7 @@ comm_t *comm_init(int *argc, char ***argv, const comm_opts_t *opts) {
         w->opts = *opts;
     else
         comm_opts_default(&w->opts);
+    check_opts(&w->opts);
     setup_link(w);
     pthread_mutex_init(&w->lock, NULL);
 #ifdef DPC_HAVE_MPI

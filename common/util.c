@@ -29,10 +29,14 @@ void dp_fatal(const char *fmt, ...) {
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     fprintf(stderr, "%s: %s\n", progname, line);
+    dp_exit(1);
+}
+
+void dp_exit(int status) {
     fflush(stderr);
     fflush(stdout);
-    if (abort_hook) abort_hook(1);
-    exit(1);
+    if (abort_hook) abort_hook(status);
+    exit(status);
 }
 
 void *dp_malloc(size_t bytes) {

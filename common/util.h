@@ -34,6 +34,8 @@ const char *dp_progname(void);
 
 /* Called by dp_fatal after printing, before exit(): the comm seam uses it to abort every rank. */
 void dp_set_abort_hook(void (*hook)(int status));
+/* End the job with `status` after an error already printed: the abort hook, then exit. */
+DP_NORETURN void dp_exit(int status);
 
 void *dp_malloc(size_t bytes);               /* never returns NULL; fatal on failure */
 void *dp_calloc(size_t count, size_t size);  /* zeroed */

@@ -21,6 +21,7 @@
 #include "ring.h"
 #include "util.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,18 +41,44 @@ static const algo_t all_algos[] = {
     {"ring-pipe", ring_allreduce_pipelined}, {"mpi", lib_allreduce}, {NULL, NULL},
 };
 
-static size_t parse_size(const char *s) {
+/* The largest size: MPI counts are ints, and the mpi algorithm sends the whole buffer at once. */
+#define MAX_SIZE ((double)INT_MAX * sizeof(float))
+
+static size_t parse_size(const char *opt, const char *s) {
     char *end;
     double v = strtod(s, &end);
-    if (end == s || v < 0) cli_usage_error("'%s' is not a size (examples: 8, 64K, 16M, 1G)", s);
+    if (end == s || !isfinite(v) || v < 0)
+        cli_usage_error("%s '%s' is not a size (examples: 8, 64K, 16M, 1G)", opt, s);
     switch (*end) {
     case 'k': case 'K': v *= 1024; end++; break;
     case 'm': case 'M': v *= 1024 * 1024; end++; break;
     case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
     default: break;
     }
-    if (*end) cli_usage_error("'%s' is not a size (examples: 8, 64K, 16M, 1G)", s);
+    if (*end) cli_usage_error("%s '%s' is not a size (examples: 8, 64K, 16M, 1G)", opt, s);
+    if (v > MAX_SIZE)
+        cli_usage_error("%s %s is more than one MPI call carries (2^31-1 float32 values, just under 8G)", opt, s);
     return (size_t)v;
+}
+
+/* "naive,ring,...": every name known, none empty or given twice (a list that names nothing would run
+ * nothing and report success). Returns how many went into algos[]. */
+static int parse_algos(char *list, const algo_t **algos, int max) {
+    int n = 0;
+    for (char *tok = list, *next; tok; tok = next) {
+        next = strchr(tok, ',');
+        if (next) *next++ = 0;
+        if (!*tok)
+            cli_usage_error("--algos has an empty name; give a comma-separated list of naive, ring, tree, "
+                            "ring-pipe, mpi");
+        const algo_t *a = all_algos;
+        while (a->name && strcmp(a->name, tok)) a++;
+        if (!a->name) cli_usage_error("unknown algorithm '%s' in --algos (naive, ring, tree, ring-pipe, mpi)", tok);
+        for (int i = 0; i < n; i++)
+            if (algos[i] == a) cli_usage_error("--algos names '%s' twice", tok);
+        if (n < max) algos[n++] = a;
+    }
+    return n;
 }
 
 static float input(int rank, size_t i) { return (float)((int)((rank * 7 + i * 13) % 32) - 16) * (1.0f / 64.0f); }
@@ -95,17 +122,11 @@ int main(int argc, char **argv) {
         CLI_END,
     };
     cli_parse(argc, argv, cli_join(mine, comm_cli_opts(&copts)), "bench_allreduce [options]  (under mpirun)");
-    size_t begin = parse_size(begin_s), end = parse_size(end_s);
+    size_t begin = parse_size("--begin", begin_s), end = parse_size("--end", end_s);
     if (begin < 4 || end < begin) cli_usage_error("need 4 <= --begin <= --end (got %zu and %zu)", begin, end);
-    const algo_t *algos[8];
-    int nalgos = 0;
+    const algo_t *algos[sizeof all_algos / sizeof all_algos[0]];
     char *list = dp_strdup(algos_s);
-    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-        const algo_t *a = all_algos;
-        while (a->name && strcmp(a->name, tok)) a++;
-        if (!a->name) cli_usage_error("unknown algorithm '%s' (naive, ring, tree, ring-pipe, mpi)", tok);
-        if (nalgos < 8) algos[nalgos++] = a;
-    }
+    int nalgos = parse_algos(list, algos, (int)(sizeof algos / sizeof algos[0]));
 
     comm_t *c = comm_init(&argc, &argv, &copts);
     int N = comm_world_size(c), r = comm_rank(c);

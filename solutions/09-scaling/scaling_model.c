@@ -10,9 +10,43 @@
 #include "scaling.h"
 #include "util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#define MAX_N 1024
+
+/* Lines "N milliseconds" (lab.sh writes them; blank lines and # comments allowed) into meas[N]. A
+ * line that is anything else is refused, naming it: skipping it would compare the model with
+ * fewer measurements than the user thinks. */
+static void read_measured(const char *path, double *meas) {
+    size_t len = 0;
+    char *text = (char *)dp_read_file(path, &len); /* a regular file only: a FIFO would hang */
+    if (!text)
+        dp_fatal("cannot read --measured %s: %s", path, errno == EINVAL ? "not a regular file" : strerror(errno));
+    if (memchr(text, 0, len)) dp_fatal("%s is not a text file of 'N milliseconds' lines", path);
+    int lineno = 1;
+    for (char *line = text, *next; line && *line; line = next, lineno++) {
+        next = strchr(line, '\n');
+        if (next) *next++ = 0;
+        line[strcspn(line, "\r")] = 0;
+        const char *p = line + strspn(line, " \t");
+        if (!*p || *p == '#') continue;
+        int n = 0, used = 0;
+        double ms = 0;
+        if (sscanf(p, "%d %lf %n", &n, &ms, &used) != 2 || p[used] != 0)
+            dp_fatal("%s:%d: want 'N milliseconds' (e.g. '4 123.5'), got '%.80s'", path, lineno, line);
+        if (n < 1 || n > MAX_N) dp_fatal("%s:%d: N = %d is outside 1..%d", path, lineno, n, MAX_N);
+        if (!isfinite(ms) || ms <= 0)
+            dp_fatal("%s:%d: a step time of %g ms for N = %d; it must be above 0", path, lineno, ms, n);
+        if (meas[n] > 0) dp_fatal("%s:%d: N = %d is measured twice", path, lineno, n);
+        meas[n] = ms;
+    }
+    free(text);
+    if (meas[1] <= 0) dp_fatal("%s has no line for N = 1, which every measured speed-up is relative to", path);
+}
 
 int main(int argc, char **argv) {
     double compute_ms = 100, bytes = 1e6, alpha_us = -1, gbps = -1, slowdown = LINK_DEFAULT_SLOWDOWN;
@@ -36,18 +70,18 @@ int main(int argc, char **argv) {
     cli_parse(argc, argv, opts, "scaling_model [options]");
     link_t l;
     if (!link_from_preset(link, slowdown, &l)) cli_usage_error("unknown link %s", link);
+    /* as for the trainers' --link-*: -1 is "from --link", 0 bandwidth is not a bandwidth */
+    if (alpha_us != -1 && alpha_us < 0)
+        cli_usage_error("--link-latency-us expects 0 or more microseconds, or -1 for the --link preset's, got %g",
+                        alpha_us);
+    if (gbps != -1 && gbps <= 0)
+        cli_usage_error("--link-gbps expects a bandwidth above 0 Gbit/s, or -1 for the --link preset's, got %g; "
+                        "for no bandwidth limit, use --link off and leave --link-gbps out",
+                        gbps);
     if (alpha_us >= 0) l.latency_s = alpha_us * 1e-6;
-    if (gbps >= 0) l.bytes_per_s = gbps * 1e9 / 8;
-    double meas[1025] = {0};
-    if (measured) {
-        FILE *f = fopen(measured, "r");
-        if (!f) dp_fatal("cannot read %s", measured);
-        int n;
-        double ms;
-        while (fscanf(f, "%d %lf", &n, &ms) == 2)
-            if (n >= 1 && n <= 1024) meas[n] = ms;
-        fclose(f);
-    }
+    if (gbps > 0) l.bytes_per_s = gbps * 1e9 / 8;
+    double meas[MAX_N + 1] = {0};
+    if (measured) read_measured(measured, meas);
     printf("# compute %.3f ms on 1 rank, %d cores, %.0f bytes in %d bucket(s), alpha %.3f ms, beta %.3f MB/s, overlap %s\n",
            compute_ms, cores, bytes, buckets, l.latency_s * 1e3, l.bytes_per_s / 1e6, overlap ? "yes" : "no");
     printf("%5s %12s %12s %10s %10s %12s %10s %10s %8s\n", "N", "allreduce_ms", "step_ms", "speedup", "efficiency",

@@ -7,12 +7,16 @@ static int n_int;
 static double n_float;
 static const char *s_choice;
 static int flag_seen;
+static uint64_t u_seed;
+static double wait_s = 5;
 
 static void parse(int argc, char **argv) {
     bool flag = false;
     const cli_opt_t opts[] = {
         {"batch", CLI_INT, &n_int, "batch", .min = 1, .max = 100},
         {"lr", CLI_FLOAT, &n_float, "lr", .min = 0, .max = 1, .env = "TEST_LR"},
+        {"seed", CLI_U64, &u_seed, "seed"},
+        {"wait", CLI_FLOAT, &wait_s, "wait", .min = 1, .max = 10, .why = "shorter waits look like hangs"},
         {"optimizer", CLI_CHOICE, &s_choice, "opt", .choices = "adamw|sgd"},
         {"verbose", CLI_FLAG, &flag, "flag"},
         CLI_END,
@@ -74,10 +78,34 @@ static void errors_are_one_line(void **state) {
     expect_error(2, (char *[]){"prog", "stray", NULL}, "unexpected argument 'stray'");
 }
 
+/* Values that parse but mean nothing sensible: never silently taken. */
+static void no_nan_inf_or_wrapped_negatives(void **state) {
+    (void)state;
+    expect_error(3, (char *[]){"prog", "--lr", "nan", NULL}, "--lr expects a number in [0, 1], got 'nan'");
+    expect_error(3, (char *[]){"prog", "--lr", "inf", NULL}, "got 'inf'");
+    expect_error(3, (char *[]){"prog", "--lr", "-inf", NULL}, "got '-inf'");
+    expect_error(3, (char *[]){"prog", "--seed", "-1", NULL}, "--seed expects a non-negative integer");
+    /* strtoull skips the blank and wraps -1 to 2^64-1 */
+    expect_error(3, (char *[]){"prog", "--seed", " -1", NULL}, "--seed expects a non-negative integer");
+}
+
+/* A range with a reason says it, after a number out of range only (not after one that is no number). */
+static void out_of_range_says_why(void **state) {
+    (void)state;
+    expect_error(3, (char *[]){"prog", "--wait", "0.5", NULL},
+                 "--wait expects a number in [1, 10], got '0.5': shorter waits look like hangs");
+    char err[1024];
+    args_t a = {3, (char *[]){"prog", "--wait", "soon", NULL}};
+    assert_int_equal(run_child(child, &a, err, sizeof err), 2);
+    if (strstr(err, "hangs")) fail_msg("a value that is no number got the range's reason: '%s'", err);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(values),
         cmocka_unit_test(environment_then_command_line),
+        cmocka_unit_test(no_nan_inf_or_wrapped_negatives),
+        cmocka_unit_test(out_of_range_says_why),
         cmocka_unit_test(errors_are_one_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -151,8 +151,14 @@ static void trace_merges_every_rank(void **state) {
     double t0 = dp_now();
     trace_span(t, "compute", "fwd", t0, t0 + 0.001);
     trace_span(t, "comm", "allreduce b0", t0 + 0.0005, t0 + 0.002);
-    char path[256];
-    snprintf(path, sizeof path, "%s/dpc-trace-test-%d.json", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", N);
+    /* a directory of this run's own (only rank 0 writes the file): two runs at once shared one
+     * fixed name, and one removed it while the other read it */
+    char dir[256], path[300] = "(rank 0 writes it)";
+    snprintf(dir, sizeof dir, "%s/dpc-trace-test-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (R == 0) {
+        assert_non_null(mkdtemp(dir));
+        snprintf(path, sizeof path, "%s/trace.json", dir);
+    }
     assert_int_equal(trace_write(t, world, path), 0);
     if (R == 0) {
         size_t len;
@@ -173,9 +179,10 @@ static void trace_merges_every_rank(void **state) {
         cJSON_Delete(j);
         free(s);
         remove(path);
-        char tsv[300];
+        char tsv[320];
         snprintf(tsv, sizeof tsv, "%s.tsv", path);
         remove(tsv);
+        assert_int_equal(rmdir(dir), 0);
     }
     trace_free(t);
 }
