@@ -77,7 +77,7 @@ static void corrupt_files_refused(void **state) {
     (void)state;
     expect_refused(truncate_data, "truncated");
     expect_refused(flip_data_bit, "checksum mismatch");
-    expect_refused(break_json, "not valid JSON");
+    expect_refused(break_json, "header checksum mismatch");
     expect_refused(huge_header, "not a safetensors file");
     expect_refused(tiny_file, "not a safetensors file");
     st_file_t s;
