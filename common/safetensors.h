@@ -8,7 +8,8 @@
  * Offsets are relative to the start of the data section; tensors follow each other with no gaps.
  * This writer always adds metadata "crc32" (CRC-32 of the whole data section, 8 hex digits) and
  * the reader refuses a file whose data does not match it — so a truncated or bit-flipped checkpoint
- * is reported, never silently loaded; "header_crc32" does the same for the header (see safetensors.c). Files load with the `safetensors` Python package. */
+ * is reported, never silently loaded; "header_crc32" does the same for the header (see
+ * safetensors.c). Files load with the `safetensors` Python package. */
 #ifndef DPC_SAFETENSORS_H
 #define DPC_SAFETENSORS_H
 

@@ -3,7 +3,7 @@
  *   tensors   <name>            parameters, e.g. "h.0.weight"
  *             optim.m.<name>    AdamW first moment (SGD: the momentum buffer)
  *             optim.v.<name>    AdamW second moment
- *   metadata  format, step, optim_t, optimizer, model (the sizes), seed, global_batch, crc32
+ *   metadata  format, step, optim_t, optimizer, model (the sizes), seed, global_batch, crc32, header_crc32
  *
  * The data order is a function of (seed, step) and the model and optimizer state are stored
  * exactly, so a resumed run repeats the uninterrupted one bit for bit. Anything that does not fit

@@ -4,7 +4,12 @@
  *
  * Reads PATH.rank<r>-of-<N>.safetensors for r = 0..N−1, and for every unit lays the ranks' shards
  * end to end and drops the padding — the inverse of the sharding — for the parameters and AdamW's m
- * and v. The result loads in `train --resume` (lesson 01) and in train_fsdp on any number of ranks. */
+ * and v. The result loads in `train --resume` (lesson 01) and in train_fsdp on any number of ranks.
+ *
+ * Nothing is believed before it is checked: every shard must carry the same run_id, step, model and
+ * optimizer state counters as rank 0's, its numbers must be numbers, the model sizes sane and every
+ * shard exactly the size the model gives it, so a mix of two runs or a crafted file is refused in one
+ * line instead of becoming a checkpoint. */
 #include "cli.h"
 #include "model.h"
 #include "safetensors.h"
@@ -17,7 +22,7 @@
 
 static const char *need_meta(const st_file_t *f, const char *path, const char *key) {
     const char *v = st_meta(f, key);
-    if (!v) dp_fatal("%s has no '%s': not a shard file of train_fsdp --save", path, key);
+    if (!v) dp_fatal("%s has no '%s': not a shard file of this build's train_fsdp --save", path, key);
     return v;
 }
 
