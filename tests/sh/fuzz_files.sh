@@ -15,31 +15,32 @@ CONS=$B/solutions/08-fsdp/fsdp_consolidate
 DDP=$B/solutions/05-ddp/train_ddp
 G=$B/grading
 tried=0 clean=0 shown=0
+W=$TMP/main
 
 # verdict NAME KIND: KIND strict (refused: one line on stderr), tool (refused in the grader tools'
 # format: a FAIL line or "tool: reason" on stdout, at most one line on stderr) or survive (any exit
 # below 124, at most one line on stderr)
 verdict() {
     tried=$((tried + 1))
-    lines=$(grep -c . "$TMP/err")
+    lines=$(grep -c . "$W.err")
     why=""
     if [ "$rc" -ge 124 ]; then why="exit status $rc (signal, sanitizer or timeout)"
     elif [ "$2" != survive ] && [ "$rc" = 0 ]; then why="accepted (exit 0)"
     elif [ "$2" = strict ] && [ "$lines" != 1 ]; then why="$lines lines on stderr"
-    elif [ "$2" = tool ] && [ "$lines" = 0 ] && ! grep -q . "$TMP/out"; then why="no word of why"
+    elif [ "$2" = tool ] && [ "$lines" = 0 ] && ! grep -q . "$W.out"; then why="no word of why"
     elif [ "$lines" -gt 1 ]; then why="$lines lines on stderr"
     fi
     if [ -z "$why" ]; then
         clean=$((clean + 1))
     elif [ $shown -lt 25 ]; then
         shown=$((shown + 1))
-        echo "FAIL fuzz $1: $why: $(head -c 240 "$TMP/err" | tr '\n' ' ')"
+        echo "FAIL fuzz $1: $why: $(head -c 240 "$W.err" | tr '\n' ' ')"
     fi
 }
 run() { # NAME KIND CMD...
     n=$1 k=$2
     shift 2
-    timeout -k 2 30 "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+    timeout -k 2 30 "$@" >"$W.out" 2>"$W.err" </dev/null
     rc=$?
     verdict "$n" "$k"
 }
@@ -48,17 +49,17 @@ run() { # NAME KIND CMD...
 run_mpi() { # NAME NEEDLE CMD...
     n=$1 needle=$2
     shift 2
-    timeout -k 2 60 "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+    timeout -k 2 60 "$@" >"$W.out" 2>"$W.err" </dev/null
     rc=$?
-    grep -F -- "$needle" "$TMP/err" | grep -v "note:" | head -n 1 >"$TMP/err1"
-    mv "$TMP/err1" "$TMP/err"
+    grep -F -- "$needle" "$W.err" | grep -v "note:" | head -n 1 >"$W.err1"
+    mv "$W.err1" "$W.err"
     verdict "$n" strict
 }
 # control NAME CMD...: the undamaged input is accepted (else every refusal above means nothing)
 control() {
     n=$1
     shift
-    timeout -k 2 60 "$@" >"$TMP/out" 2>&1 </dev/null || fail "fuzz control: $n: $(tail -n 2 "$TMP/out" | tr '\n' ' ')"
+    timeout -k 2 60 "$@" >"$W.out" 2>&1 </dev/null || fail "fuzz control: $n: $(tail -n 2 "$W.out" | tr '\n' ' ')"
 }
 size() { wc -c <"$1" | tr -d ' '; }
 # offsets: the first 16 bytes, then COUNT more spread over the file
@@ -92,6 +93,7 @@ printf '01\tcheck\tdescription\t1\t1\t0.5\tpassed\t%s\n' "$TMP/empty" >"$TMP/res
 "$ROOT/build/grading/report" --format gradescope --out "$TMP/results.json" "$TMP/results.tsv" ||
     fail "fuzz: report --format gradescope"
 
+section_dataset() {
 # ---- the dataset --------------------------------------------------------------------------------
 D=$TMP/tok
 control "the intact dataset" $TR $Q --steps 1
@@ -118,15 +120,20 @@ run "--save DIR" strict $TR $Q --steps 1 --save "$TMP/dir"
 control "--save next to a stale temporary" $TR $Q --steps 1 --save "$TMP/ck3.st"
 [ -e "$TMP/ck3.st.tmp.999999999" ] && fail "fuzz: the stale temporary ck3.st.tmp.999999999 of a dead writer was left"
 
-# ---- the checkpoint: flips and cuts through --resume; many more through the shared reader on a dump
+}
+
+section_checkpoint() {
+# ---- the checkpoint through --resume (the shared reader's many cases: on a dump, in the last section)
 C=$TMP/c.st
 control "train --resume of the intact checkpoint" $TR $Q --steps 4 --resume "$TMP/ck.st"
-control "equiv of the intact dump" "$G/equiv" "$TMP/dump.st" "$TMP/dump.st"
 # the length, the header (its size is in the first 8 bytes), the data
-for o in 0 3 7 $(od -An -tu8 -N8 "$TMP/ck.st" | awk '{h = $1; print 8, 9, int(h / 3), int(h / 2), h + 4, h + 9; s = '"$(size "$TMP/ck.st")"'; print int(s / 2), s - 1}'); do flip_bit "$TMP/ck.st" "$C" "$o"; run "checkpoint flip@$o" strict $TR $Q --steps 4 --resume "$C"; done
+hl=$(od -An -tu8 -N8 "$TMP/ck.st" | tr -d ' ')
+cs=$(size "$TMP/ck.st")
+for o in 0 3 7 8 9 $((hl / 3)) $((hl / 2)) $((hl + 4)) $((hl + 9)) $((cs / 2)) $((cs - 1)); do
+    flip_bit "$TMP/ck.st" "$C" "$o"
+    run "checkpoint flip@$o" strict $TR $Q --steps 4 --resume "$C"
+done
 for l in 0 100 3000 $(($(size "$TMP/ck.st") - 1)); do head -c "$l" "$TMP/ck.st" >"$C"; run "checkpoint cut@$l" strict $TR $Q --steps 4 --resume "$C"; done
-for o in $(offsets "$TMP/dump.st" 100); do flip_bit "$TMP/dump.st" "$C" "$o"; run "dump flip@$o" tool "$G/equiv" "$TMP/dump.st" "$C"; done
-for l in $(lengths "$TMP/dump.st" 24); do head -c "$l" "$TMP/dump.st" >"$C"; run "dump cut@$l" tool "$G/equiv" "$TMP/dump.st" "$C"; done
 for w in "$FIX" "$TMP/text" "$TMP/empty" /dev/null "$TMP/dir" "$TMP/sh.rank0-of-2.safetensors" "$TMP/dump.st"; do
     run "checkpoint is $(basename "$w")" strict $TR $Q --steps 4 --resume "$w"
 done
@@ -139,23 +146,17 @@ for e in 's/"step":"2"/"step":"abc"/' 's/"step":"2"/"step":"2x"/' 's/"step":"2"/
     st_edit "$TMP/ck.st" "$C" "$e"
     run "checkpoint crafted $e" strict $TR $Q --steps 4 --resume "$C"
 done
-# crafted, what the shared reader checks (on a dump: equiv is quick): an element count whose byte
-# count wraps around 2^64 to the right size, a fractional dimension, no header checksum, text after
-# the header's JSON, a second metadata object
-for e in 's/"grad.wte":{"dtype":"F32","shape":\[27,8\]/"grad.wte":{"dtype":"F32","shape":[89096,107743,960820933]/' \
-    's/"grad.wte":{"dtype":"F32","shape":\[27,8\]/"grad.wte":{"dtype":"F32","shape":[27,8.5]/' \
-    's/,"header_crc32":"[0-9a-f]*"//' 's/}$/}xyz/' \
-    's/}}$/},"__metadata__":{"a":"1","b":"2","c":"3","d":"4","e":"5","f":"6","g":"7","h":"8","i":"9","j":"0"}}/'; do
-    st_edit "$TMP/dump.st" "$C" "$e"
-    run "dump crafted $e" tool "$G/equiv" "$TMP/dump.st" "$C"
-done
-# train_fsdp --resume reads the same checkpoint on every rank
-st_edit "$TMP/ck.st" "$C" 's/"step":"2"/"step":"abc"/'
-run_mpi "train_fsdp --resume crafted step" "c.st" "$MPIRUN" -np 2 $FS $Q --steps 4 --resume "$C"
-flip_bit "$TMP/ck.st" "$C" 30000
-run_mpi "train_fsdp --resume flipped" "c.st" "$MPIRUN" -np 2 $FS $Q --steps 4 --resume "$C"
+}
 
+section_shards_and_tools() {
 # ---- the FSDP shard set -------------------------------------------------------------------------
+J=$TMP/j
+# train_fsdp --resume reads the same checkpoint on every rank
+st_edit "$TMP/ck.st" "$J" 's/"step":"2"/"step":"abc"/'
+run_mpi "train_fsdp --resume crafted step" "$J" "$MPIRUN" -np 2 $FS $Q --steps 4 --resume "$J"
+flip_bit "$TMP/ck.st" "$J" 30000
+run_mpi "train_fsdp --resume flipped" "$J" "$MPIRUN" -np 2 $FS $Q --steps 4 --resume "$J"
+
 S=$TMP/set
 mkdir "$S"
 cons() { # NAME: consolidate $S/sh after the caller damaged it, then restore it
@@ -186,8 +187,23 @@ done
 for f in "$TMP"/three.rank*; do cp "$f" "$S/sh${f#"$TMP"/three}"; done
 cons "2- and 3-rank shard sets side by side"
 
-# ---- the grader tools' inputs -------------------------------------------------------------------
+# ---- the grader tools' inputs (and the checkpoint reader's many cases, through equiv on a dump) ----
 J=$TMP/j
+control "equiv of the intact dump" "$G/equiv" "$TMP/dump.st" "$TMP/dump.st"
+# every 9th byte of the header (names, shapes, offsets, metadata values, padding) and 100 more
+hl=$(od -An -tu8 -N8 "$TMP/dump.st" | tr -d ' ')
+for o in $(seq 8 9 $((hl + 7))) $(offsets "$TMP/dump.st" 40); do flip_bit "$TMP/dump.st" "$J" "$o"; run "dump flip@$o" tool "$G/equiv" "$TMP/dump.st" "$J"; done
+for l in $(lengths "$TMP/dump.st" 12); do head -c "$l" "$TMP/dump.st" >"$J"; run "dump cut@$l" tool "$G/equiv" "$TMP/dump.st" "$J"; done
+# crafted, what the shared reader checks (on a dump: equiv is quick): an element count whose byte
+# count wraps around 2^64 to the right size, a fractional dimension, no header checksum, text after
+# the header's JSON, a second metadata object
+for e in 's/"grad.wte":{"dtype":"F32","shape":\[27,8\]/"grad.wte":{"dtype":"F32","shape":[89096,107743,960820933]/' \
+    's/"grad.wte":{"dtype":"F32","shape":\[27,8\]/"grad.wte":{"dtype":"F32","shape":[27,8.5]/' \
+    's/,"header_crc32":"[0-9a-f]*"//' 's/}$/}xyz/' \
+    's/}}$/},"__metadata__":{"a":"1","b":"2","c":"3","d":"4","e":"5","f":"6","g":"7","h":"8","i":"9","j":"0"}}/'; do
+    st_edit "$TMP/dump.st" "$J" "$e"
+    run "dump crafted $e" tool "$G/equiv" "$TMP/dump.st" "$J"
+done
 for o in $(offsets "$TMP/stats.json" 20); do flip_bit "$TMP/stats.json" "$J" "$o"; run "stats flip@$o" survive "$G/statcheck" "$J" --ranks 2 all.ops=9; done
 for l in $(lengths "$TMP/stats.json" 8); do head -c "$l" "$TMP/stats.json" >"$J"; run "stats cut@$l" tool "$G/statcheck" "$J" --ranks 2 all.ops=9; done
 for o in $(offsets "$TMP/tr.json.tsv" 20); do flip_bit "$TMP/tr.json.tsv" "$J" "$o"; run "trace flip@$o" survive "$G/overlap" "$J" --ranks 2 --steps 3 --skip 1; done
@@ -203,6 +219,20 @@ for w in "$TMP/ck.st" "$FIX" "$TMP/text" "$TMP/empty" /dev/null "$TMP/dir"; do
     run "dump is $b" tool "$G/equiv" "$TMP/dump.st" "$w"
 done
 
+}
+
+# The sections run side by side (a trainer's start is mostly waiting for MPI), each with its own
+# scratch names and counts.
+for sec in dataset checkpoint shards_and_tools; do
+    (W=$TMP/$sec; section_$sec; echo "$tried $clean" >"$TMP/$sec.count") &
+done
+wait
+tried=0 clean=0
+for sec in dataset checkpoint shards_and_tools; do
+    [ -s "$TMP/$sec.count" ] || { fail "fuzz: section $sec did not finish"; continue; }
+    read -r t c <"$TMP/$sec.count"
+    tried=$((tried + t)) clean=$((clean + c))
+done
 if [ "$clean" = "$tried" ]; then
     pass "fuzz: $clean of $tried damaged, truncated, crafted and wrong-type files refused cleanly"
 else
