@@ -59,6 +59,13 @@ int dataset_try_load(const char *path, dataset_t *ds, char *err, size_t errlen) 
              path, (unsigned long long)n, (unsigned long long)(DATA_HEADER_BYTES + V + n), len);
         goto out;
     }
+    /* The token checksum does not cover the vocabulary: a flipped character would decode every
+     * sample wrongly. Its own checksum is in the once-reserved field (0 there: an older file). */
+    uint32_t vcrc = rd32(buf + 28);
+    if (vcrc && crc32_update(0, buf + DATA_HEADER_BYTES, V) != vcrc) {
+        dp_error(err, errlen, "%s is corrupt: vocabulary checksum mismatch; rebuild it", path);
+        goto out;
+    }
     const uint8_t *tok = buf + DATA_HEADER_BYTES + V;
     if (crc32_update(0, tok, n) != crc) {
         dp_error(err, errlen, "%s is corrupt: token checksum mismatch; rebuild it", path);
@@ -103,6 +110,7 @@ int dataset_write(const char *path, const char *vocab, uint32_t V, const uint8_t
     wr32(h + 16, (uint32_t)n);
     wr32(h + 20, (uint32_t)((uint64_t)n >> 32));
     wr32(h + 24, crc32_update(0, tokens, n));
+    wr32(h + 28, crc32_update(0, vocab, V));
     FILE *f = fopen(path, "wb");
     if (!f) return -1;
     int ok = fwrite(h, 1, sizeof h, f) == sizeof h && fwrite(vocab, 1, V, f) == V &&

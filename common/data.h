@@ -8,7 +8,7 @@
  *   12      4     vocab_size V (1..256)
  *   16      8     n_tokens
  *   24      4     CRC-32 of the token bytes
- *   28      4     reserved, 0
+ *   28      4     CRC-32 of the vocabulary (0 in files written before it was added: not checked)
  *   32      V     vocabulary: the character each token id stands for
  *   32+V    n     tokens, one byte each, every one < V
  *

@@ -6,13 +6,68 @@
 #include "util.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define ST_MAX_HEADER (100u << 20)
+
+/* The header checksum: CRC-32 of the padded header as written, with its own 8 hex digits read as
+ * "00000000". The data checksum (crc32) cannot see a flipped digit of "step" or "seed"; this one
+ * does, so a damaged header is refused like damaged data. It is found as raw bytes (not through the
+ * parsed JSON) because it must cover every byte, whitespace and padding included. */
+#define ST_HCRC_KEY "\"header_crc32\":\""
+
+static uint32_t header_crc(const char *hdr, size_t len, size_t digits_at) {
+    uint32_t crc = crc32_update(0, hdr, digits_at);
+    crc = crc32_update(crc, "00000000", 8);
+    return crc32_update(crc, hdr + digits_at + 8, len - digits_at - 8);
+}
+
+/* Offset of the 8 digits after ST_HCRC_KEY in hdr[0..len), or -1. */
+static long header_crc_at(const char *hdr, size_t len) {
+    size_t k = strlen(ST_HCRC_KEY);
+    for (size_t i = 0; i + k + 8 <= len; i++)
+        if (!memcmp(hdr + i, ST_HCRC_KEY, k)) return (long)(i + k);
+    return -1;
+}
+
+/* Remove PATH.tmp.PID files that killed saves of this same target left behind (6-24 MB each).
+ * Safe because the PID in the name is the writer's: a process that no longer exists (kill(pid, 0)
+ * fails with ESRCH) cannot be writing it any more, and a live PID, whoever it is now, is left alone.
+ * (A writer on another host of a shared file system would look dead here: the course never has two
+ * hosts save to one target, each rank of FSDP writes its own file.) */
+static void remove_stale_temporaries(const char *path) {
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (slash == path) snprintf(dir, sizeof dir, "/");
+    DIR *d = opendir(dir);
+    if (!d) return;
+    size_t blen = strlen(base);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strncmp(e->d_name, base, blen) || strncmp(e->d_name + blen, ".tmp.", 5)) continue;
+        char *end;
+        errno = 0;
+        long pid = strtol(e->d_name + blen + 5, &end, 10);
+        if (*end || end == e->d_name + blen + 5 || errno || pid <= 0 || pid > INT_MAX || pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char stale[8192];
+        snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
+        remove(stale);
+    }
+    closedir(d);
+}
 
 typedef struct {
     char *name;
@@ -79,27 +134,50 @@ int st_writer_save(st_writer_t *w, const char *path, char *err, size_t errlen) {
     char crchex[16];
     snprintf(crchex, sizeof crchex, "%08x", crc);
     st_writer_meta(w, "crc32", crchex);
+    st_writer_meta(w, "header_crc32", "00000000");
     cJSON_AddItemReferenceToObject(hdr, "__metadata__", w->meta);
     char *json = cJSON_PrintUnformatted(hdr);
     cJSON_Delete(hdr);
     size_t jlen = strlen(json), padded = (jlen + 7) / 8 * 8;
+    char *header = dp_malloc(padded + 1);
+    memcpy(header, json, jlen);
+    memset(header + jlen, ' ', padded - jlen);
+    free(json);
+    long at = header_crc_at(header, padded);
+    if (at < 0) dp_fatal("safetensors: the header checksum entry went missing (a bug)");
+    snprintf(crchex, sizeof crchex, "%08x", header_crc(header, padded, (size_t)at));
+    memcpy(header + at, crchex, 8);
 
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        free(header);
+        return dp_error(err, errlen, "cannot write %s: it is a directory; give a file name", path);
+    }
+    remove_stale_temporaries(path);
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "wb");
     if (!f) {
-        free(json);
-        return dp_error(err, errlen, "cannot write %s (does its directory exist?)", path);
+        int e = errno;
+        free(header);
+        return dp_error(err, errlen, "cannot write %s: %s", path,
+                        e == ENOENT ? "its directory does not exist" : strerror(e));
     }
     unsigned char n8[8];
     for (int i = 0; i < 8; i++) n8[i] = (unsigned char)((uint64_t)padded >> (8 * i));
-    int ok = fwrite(n8, 1, 8, f) == 8 && fwrite(json, 1, jlen, f) == jlen;
-    for (size_t i = jlen; i < padded && ok; i++) ok = fputc(' ', f) != EOF;
+    int ok = fwrite(n8, 1, 8, f) == 8 && fwrite(header, 1, padded, f) == padded;
     for (int i = 0; i < w->n && ok; i++) ok = fwrite(w->entries[i].data, 1, w->entries[i].bytes, f) == w->entries[i].bytes;
-    free(json);
-    if (fclose(f) != 0 || !ok || rename(tmp, path) != 0) {
+    int e = ok ? 0 : errno;
+    free(header);
+    if (fclose(f) != 0 && !e) e = errno, ok = 0;
+    if (!ok) {
         remove(tmp);
-        return dp_error(err, errlen, "writing %s failed (disk full?)", path);
+        return dp_error(err, errlen, "writing %s failed: %s", path, e ? strerror(e) : "short write (disk full?)");
+    }
+    if (rename(tmp, path) != 0) {
+        e = errno;
+        remove(tmp);
+        return dp_error(err, errlen, "cannot write %s: %s", path, e == EISDIR ? "it is a directory" : strerror(e));
     }
     return 0;
 }
@@ -120,6 +198,10 @@ static int parse_dtype(const char *s, dtype_t *dt) {
     return -1;
 }
 
+static int by_name(const void *a, const void *b) {
+    return strcmp(((const st_tensor_t *)a)->name, ((const st_tensor_t *)b)->name);
+}
+
 static int by_offset(const void *a, const void *b) {
     const st_tensor_t *x = a, *y = b;
     return (const char *)x->data < (const char *)y->data ? -1 : (const char *)x->data > (const char *)y->data;
@@ -137,9 +219,25 @@ int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
              path, (unsigned long long)hlen, f->len);
         goto bad;
     }
-    hdr = cJSON_ParseWithLength((const char *)f->buf + 8, (size_t)hlen);
-    if (!hdr || !cJSON_IsObject(hdr)) {
-        dp_error(err, errlen, "%s is corrupt: its header is not valid JSON", path);
+    const char *htext = (const char *)f->buf + 8;
+    long at = header_crc_at(htext, (size_t)hlen);
+    if (at < 0) {
+        dp_error(err, errlen, "%s has no header checksum (header_crc32): it is damaged, or was not written by this "
+                 "build of the course (re-create it)", path);
+        goto bad;
+    }
+    char hgot[16];
+    snprintf(hgot, sizeof hgot, "%08x", header_crc(htext, (size_t)hlen, (size_t)at));
+    if (memcmp(hgot, htext + at, 8)) {
+        dp_error(err, errlen, "%s is corrupt: header checksum mismatch (stored %.8s, computed %s)", path, htext + at, hgot);
+        goto bad;
+    }
+    const char *jend = NULL;
+    hdr = cJSON_ParseWithLengthOpts(htext, (size_t)hlen, &jend, 0);
+    int trailing = 0;
+    for (const char *p = jend; hdr && p < htext + hlen; p++) trailing |= *p != ' ';
+    if (!hdr || !cJSON_IsObject(hdr) || trailing) {
+        dp_error(err, errlen, "%s is corrupt: its header is not one JSON object padded with spaces", path);
         goto bad;
     }
     const unsigned char *data = f->buf + 8 + hlen;
@@ -148,12 +246,20 @@ int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
     f->tensors = dp_calloc((size_t)count, sizeof *f->tensors);
     for (cJSON *it = hdr->child; it; it = it->next) {
         if (!strcmp(it->string, "__metadata__")) {
+            if (f->meta_keys || !cJSON_IsObject(it)) {
+                dp_error(err, errlen, "%s is corrupt: '__metadata__' is not one JSON object", path);
+                goto bad;
+            }
             int m = cJSON_GetArraySize(it);
-            f->meta_keys = dp_calloc((size_t)m, sizeof(char *));
-            f->meta_values = dp_calloc((size_t)m, sizeof(char *));
+            f->meta_keys = dp_calloc((size_t)m + 1, sizeof(char *));
+            f->meta_values = dp_calloc((size_t)m + 1, sizeof(char *));
             for (cJSON *kv = it->child; kv; kv = kv->next) {
                 if (!cJSON_IsString(kv)) {
                     dp_error(err, errlen, "%s is corrupt: metadata '%s' is not a string", path, kv->string);
+                    goto bad;
+                }
+                if (st_meta(f, kv->string)) {
+                    dp_error(err, errlen, "%s is corrupt: metadata '%s' appears twice", path, kv->string);
                     goto bad;
                 }
                 f->meta_keys[f->nmeta] = dp_strdup(kv->string);
@@ -174,9 +280,11 @@ int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
         t->ndim = cJSON_GetArraySize(shape);
         t->numel = 1;
         for (int d = 0; d < t->ndim; d++) {
-            double v = cJSON_GetArrayItem(shape, d)->valuedouble;
-            if (v < 0 || v > 1e15) {
-                dp_error(err, errlen, "%s is corrupt: tensor '%s' has a bad shape", path, t->name);
+            cJSON *dim = cJSON_GetArrayItem(shape, d);
+            double v = cJSON_IsNumber(dim) ? dim->valuedouble : -1;
+            if (v < 0 || v > 1e15 || v != (double)(size_t)v) {
+                dp_error(err, errlen, "%s is corrupt: tensor '%s' has a bad shape (dimension %d is not a count)", path,
+                         t->name, d);
                 goto bad;
             }
             if (__builtin_mul_overflow(t->numel, (size_t)v, &t->numel)) {
@@ -185,11 +293,19 @@ int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
             }
             t->shape[d] = (size_t)v;
         }
-        double b = cJSON_GetArrayItem(off, 0)->valuedouble, e = cJSON_GetArrayItem(off, 1)->valuedouble;
-        if (b < 0 || e < b || e > (double)data_len || (size_t)(e - b) != t->numel * dtype_size(t->dt)) {
+        size_t bytes;
+        if (__builtin_mul_overflow(t->numel, dtype_size(t->dt), &bytes)) {
+            dp_error(err, errlen, "%s is corrupt: tensor '%s' has %zu elements, more bytes than can be counted", path,
+                     t->name, t->numel);
+            goto bad;
+        }
+        cJSON *ob = cJSON_GetArrayItem(off, 0), *oe = cJSON_GetArrayItem(off, 1);
+        double b = cJSON_IsNumber(ob) ? ob->valuedouble : -1, e = cJSON_IsNumber(oe) ? oe->valuedouble : -1;
+        if (b < 0 || e < b || e > (double)data_len || b != (double)(size_t)b || e != (double)(size_t)e ||
+            (size_t)e - (size_t)b != bytes) {
             dp_error(err, errlen, "%s is corrupt or truncated: tensor '%s' has data offsets [%.0f, %.0f] "
                  "but the data section has %zu bytes and the tensor needs %zu",
-                 path, t->name, b, e, data_len, t->numel * dtype_size(t->dt));
+                 path, t->name, b, e, data_len, bytes);
             goto bad;
         }
         t->data = data + (size_t)b;
@@ -203,6 +319,15 @@ int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
     for (int i = 0; i < f->ntensors; i++) {
         if ((const unsigned char *)sorted[i].data != expect) tiled = 0;
         expect += sorted[i].numel * dtype_size(sorted[i].dt);
+    }
+    qsort(sorted, (size_t)f->ntensors, sizeof *sorted, by_name);
+    const char *twice = NULL;
+    for (int i = 1; i < f->ntensors && !twice; i++)
+        if (!strcmp(sorted[i - 1].name, sorted[i].name)) twice = sorted[i].name;
+    if (twice) {
+        dp_error(err, errlen, "%s is corrupt: tensor '%s' appears twice", path, twice);
+        free(sorted);
+        goto bad;
     }
     free(sorted);
     if (!tiled || expect != data + data_len) {
@@ -251,4 +376,19 @@ const char *st_meta(const st_file_t *f, const char *key) {
     for (int i = 0; i < f->nmeta; i++)
         if (!strcmp(f->meta_keys[i], key)) return f->meta_values[i];
     return NULL;
+}
+
+int st_meta_u64(const st_file_t *f, const char *path, const char *key, uint64_t max, uint64_t *out, char *err,
+                size_t errlen) {
+    const char *v = st_meta(f, key);
+    if (!v) return dp_error(err, errlen, "%s has no '%s' in its metadata", path, key);
+    uint64_t x = 0;
+    int ok = *v != 0;
+    for (const char *p = v; *p && ok; p++)
+        ok = *p >= '0' && *p <= '9' && !__builtin_mul_overflow(x, 10, &x) && !__builtin_add_overflow(x, (uint64_t)(*p - '0'), &x);
+    if (!ok || x > max)
+        return dp_error(err, errlen, "%s: metadata '%s' is '%.40s', expected a whole number from 0 to %" PRIu64, path,
+                        key, v, max);
+    *out = x;
+    return 0;
 }

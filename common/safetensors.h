@@ -8,13 +8,15 @@
  * Offsets are relative to the start of the data section; tensors follow each other with no gaps.
  * This writer always adds metadata "crc32" (CRC-32 of the whole data section, 8 hex digits) and
  * the reader refuses a file whose data does not match it — so a truncated or bit-flipped checkpoint
- * is reported, never silently loaded. Files load with the `safetensors` Python package. */
+ * is reported, never silently loaded; "header_crc32" does the same for the header (see
+ * safetensors.c). Files load with the `safetensors` Python package. */
 #ifndef DPC_SAFETENSORS_H
 #define DPC_SAFETENSORS_H
 
 #include "dtype.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define ST_MAX_DIMS 8
 
@@ -53,5 +55,9 @@ int st_load(const char *path, st_file_t *f, char *err, size_t errlen);
 void st_close(st_file_t *f);
 const st_tensor_t *st_find(const st_file_t *f, const char *name);
 const char *st_meta(const st_file_t *f, const char *key); /* NULL if absent */
+/* Metadata key of f (loaded from path) as a decimal number in [0, max]: digits only, no sign, no
+ * spaces, nothing after them. Returns 0, or -1 with err naming the file, the key and what was expected. */
+int st_meta_u64(const st_file_t *f, const char *path, const char *key, uint64_t max, uint64_t *out, char *err,
+                size_t errlen);
 
 #endif

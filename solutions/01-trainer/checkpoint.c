@@ -3,7 +3,7 @@
  *   tensors   <name>            parameters, e.g. "h.0.weight"
  *             optim.m.<name>    AdamW first moment (SGD: the momentum buffer)
  *             optim.v.<name>    AdamW second moment
- *   metadata  format, step, optim_t, optimizer, model (the sizes), seed, global_batch, crc32
+ *   metadata  format, step, optim_t, optimizer, model (the sizes), seed, global_batch, crc32, header_crc32
  *
  * The data order is a function of (seed, step) and the model and optimizer state are stored
  * exactly, so a resumed run repeats the uninterrupted one bit for bit. Anything that does not fit
@@ -78,10 +78,22 @@ void checkpoint_save(trainer_t *t, const char *path) {
 static const st_tensor_t *need(const st_file_t *f, const char *path, const char *name, const flat_view_t *v) {
     const st_tensor_t *s = st_find(f, name);
     if (!s) dp_fatal("checkpoint %s has no tensor '%s'; it was saved by a different model or optimizer", path, name);
-    if (s->dt != DT_F32 || s->numel != v->numel || s->ndim != v->ndim)
-        dp_fatal("checkpoint %s: tensor '%s' has %zu elements, this model's has %zu; use the model flags it was "
-                 "saved with",
-                 path, name, s->numel, v->numel);
+    if (s->dt != DT_F32)
+        dp_fatal("checkpoint %s: tensor '%s' has dtype %s, expected %s", path, name, dtype_name(s->dt),
+                 dtype_name(DT_F32));
+    /* the shape, not just the count: a transposed [in, out] has the right count and the wrong layout */
+    int same = s->ndim == v->ndim;
+    for (int d = 0; d < v->ndim && same; d++) same = s->shape[d] == v->shape[d];
+    if (!same) {
+        char got[96] = "", want[96] = "";
+        for (int d = 0; d < s->ndim; d++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%zu", d ? "x" : "", s->shape[d]);
+        for (int d = 0; d < v->ndim; d++)
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%zu", d ? "x" : "", v->shape[d]);
+        dp_fatal("checkpoint %s: tensor '%s' has shape [%s], this model's is [%s]; use the model flags it was saved "
+                 "with",
+                 path, name, got, want);
+    }
     return s;
 }
 
@@ -106,8 +118,16 @@ void checkpoint_load(trainer_t *t, const char *path) {
     if (!opt || strcmp(opt, mine))
         dp_fatal("checkpoint %s holds %s state but this run uses --optimizer %s", path, opt ? opt : "no optimizer",
                  mine);
-    const char *step = st_meta(&f, "step"), *ot = st_meta(&f, "optim_t");
-    if (!step || !ot) dp_fatal("checkpoint %s lacks its step counters", path);
+    /* the counters are checked as strictly as the tensors: "abc" or "12x" must not become step 0 or 12 */
+    uint64_t step, ot, seed, gb;
+    if (st_meta_u64(&f, path, "step", INT64_MAX, &step, err, sizeof err) != 0) dp_fatal("%s", err);
+    if (step > (uint64_t)t->cfg.steps)
+        dp_fatal("checkpoint %s is at step %" PRIu64 " but this run has --steps %d; raise --steps to continue", path,
+                 step, t->cfg.steps);
+    if (st_meta_u64(&f, path, "optim_t", step, &ot, err, sizeof err) != 0 ||
+        st_meta_u64(&f, path, "seed", UINT64_MAX, &seed, err, sizeof err) != 0 ||
+        st_meta_u64(&f, path, "global_batch", SIZE_MAX, &gb, err, sizeof err) != 0)
+        dp_fatal("%s", err);
     const flat_layout_t *L = &m->layout;
     float *host = dp_malloc(L->numel * sizeof(float));
     char name[96];
@@ -123,16 +143,11 @@ void checkpoint_load(trainer_t *t, const char *path) {
     }
     ops_from_host(t->ops, m->params, host, L->numel);
     free(host);
-    t->step = strtoll(step, NULL, 10);
-    t->optim.t = strtoll(ot, NULL, 10);
-    if (t->step < 0 || t->step > t->cfg.steps)
-        dp_fatal("checkpoint %s is at step %lld but this run has --steps %d; raise --steps to continue", path,
-                 (long long)t->step, t->cfg.steps);
-    const char *seed = st_meta(&f, "seed"), *gb = st_meta(&f, "global_batch");
-    if (t->rank == 0 && seed && gb &&
-        (strtoull(seed, NULL, 10) != t->cfg.seed || strtoull(gb, NULL, 10) != t->order.batch))
-        fprintf(stderr, "%s: note: %s was trained with seed %s and global batch %s; this run uses seed %llu and "
-                        "global batch %zu, so the data order differs from an uninterrupted run\n",
+    t->step = (int64_t)step;
+    t->optim.t = (int64_t)ot;
+    if (t->rank == 0 && (seed != t->cfg.seed || gb != t->order.batch))
+        fprintf(stderr, "%s: note: %s was trained with seed %" PRIu64 " and global batch %" PRIu64 "; this run uses "
+                        "seed %llu and global batch %zu, so the data order differs from an uninterrupted run\n",
                 dp_progname(), path, seed, gb, (unsigned long long)t->cfg.seed, t->order.batch);
     st_close(&f);
 }

@@ -43,6 +43,26 @@ static void xent_bwd(model_t *m, int B, float grad_scale) {
     xent_backward(m->probs, m->targets, B, m->cfg.vocab, grad_scale, m->dlogits);
 }
 
+int model_check_config(const model_config_t *c, char *err, size_t errlen) {
+    const struct {
+        const char *name;
+        int value, max;
+    } sizes[] = {{"vocab", c->vocab, 65536}, {"context", c->context, 1024}, {"embed", c->embed, 65536},
+                 {"hidden", c->hidden, 65536}, {"layers", c->layers, 256}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (sizes[i].value < 1 || sizes[i].value > sizes[i].max)
+            return dp_error(err, errlen, "model size %s=%d is out of range (1..%d)", sizes[i].name, sizes[i].value,
+                            sizes[i].max);
+    /* within the ranges above every product fits in 64 bits */
+    size_t V = (size_t)c->vocab, H = (size_t)c->hidden, in0 = (size_t)c->context * (size_t)c->embed;
+    size_t n = V * (size_t)c->embed + H * in0 + H + (size_t)(c->layers - 1) * (H * H + H) + V * H + V;
+    if (n > MODEL_MAX_PARAMS)
+        return dp_error(err, errlen, "the model (vocab=%d context=%d embed=%d hidden=%d layers=%d) has %zu parameters, "
+                        "more than the %zu this course supports; use smaller sizes",
+                        c->vocab, c->context, c->embed, c->hidden, c->layers, n, MODEL_MAX_PARAMS);
+    return 0;
+}
+
 void model_layout(flat_layout_t *L, const model_config_t *c) {
     flat_layout_init(L);
     flat_layout_add(L, "wte", 2, (size_t[]){(size_t)c->vocab, (size_t)c->embed});
@@ -65,9 +85,8 @@ static float *alloc_tracked(model_t *m, mem_cat_t cat, size_t count) {
 void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max_batch, uint64_t seed,
                 mem_t *mem) {
     memset(m, 0, sizeof *m);
-    if (cfg->vocab < 1 || cfg->context < 1 || cfg->embed < 1 || cfg->hidden < 1 || cfg->layers < 1)
-        dp_fatal("model sizes must be positive (vocab %d, context %d, embed %d, hidden %d, layers %d)",
-                 cfg->vocab, cfg->context, cfg->embed, cfg->hidden, cfg->layers);
+    char err[256];
+    if (model_check_config(cfg, err, sizeof err) != 0) dp_fatal("%s", err);
     m->cfg = *cfg;
     m->ops = ops;
     m->mem = mem;

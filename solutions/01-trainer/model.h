@@ -100,7 +100,13 @@ void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max
                 mem_t *mem);
 /* Re-draw the parameters from another seed (model_init does it with its own). */
 void model_reset_params(model_t *m, uint64_t seed);
-/* Parameters only (no gradients or activations): for tools that read checkpoints. */
+/* Sizes every model must have: each in 1..its maximum (the trainer's flag limits) and at most
+ * MODEL_MAX_PARAMS parameters in all. Returns 0, or -1 with err saying which size is wrong. Checked
+ * before anything is allocated, so sizes read from a crafted file never ask for terabytes. */
+#define MODEL_MAX_PARAMS ((size_t)1 << 31)
+int model_check_config(const model_config_t *cfg, char *err, size_t errlen);
+/* Parameters only (no gradients or activations): for tools that read checkpoints. Call
+ * model_check_config first. */
 void model_layout(flat_layout_t *layout, const model_config_t *cfg);
 void model_free(model_t *m);
 size_t model_num_params(const model_t *m);

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static size_t full_count(const fsdp_t *f, int u) { return (size_t)f->world_size * f->units[u].chunk; }
 
@@ -150,10 +152,31 @@ static void assemble(trainer_t *t, const float *shard, float *out) {
 static void full_params(trainer_t *t, float *out) { assemble(t, ((fsdp_t *)t->ext)->shard_params, out); }
 static void full_grads(trainer_t *t, float *out) { assemble(t, ((fsdp_t *)t->ext)->shard_grads, out); }
 
+/* The run's identity in its shard files, so that fsdp_consolidate can tell shards of two runs (same
+ * step, same path) apart: drawn on rank 0 from the seed, the clock and its pid at the first save and
+ * broadcast on the bookkeeping communicator (only runs that save pay that one message). */
+static uint64_t run_id(trainer_t *t) {
+    fsdp_t *f = t->ext;
+    if (!f->run_id) {
+        uint64_t id = 0;
+        if (t->rank == 0) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            id = t->cfg.seed * 0x9E3779B97F4A7C15ull ^ (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec ^
+                 (uint64_t)getpid() << 40;
+            id = id ? id : 1;
+        }
+        comm_lib_broadcast(t->infra, &id, 1, DT_U64, 0);
+        f->run_id = id;
+    }
+    return f->run_id;
+}
+
 /* Each rank writes its own file: PATH.rank<r>-of-<N>.safetensors with, per unit, its shard of the
  * parameters and of AdamW's m and v; fsdp_consolidate turns the N files into one lesson-01 checkpoint. */
 static void save_shards(trainer_t *t, const char *path) {
     fsdp_t *f = t->ext;
+    uint64_t id = run_id(t);
     char file[4096], name[64], val[256], err[512];
     snprintf(file, sizeof file, "%s.rank%d-of-%d.safetensors", path, t->rank, t->world_size);
     st_writer_t *w = st_writer_new();
@@ -188,6 +211,8 @@ static void save_shards(trainer_t *t, const char *path) {
     st_writer_meta(w, "seed", val);
     snprintf(val, sizeof val, "%zu", t->order.batch);
     st_writer_meta(w, "global_batch", val);
+    snprintf(val, sizeof val, "%016" PRIx64, id);
+    st_writer_meta(w, "run_id", val);
     dp_mkdir_for(file);
     if (st_writer_save(w, file, err, sizeof err) != 0) dp_fatal("%s", err);
     st_writer_free(w);

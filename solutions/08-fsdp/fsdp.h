@@ -55,6 +55,7 @@ typedef struct {
     int want_unit;      /* unit asked for (-1: none) */
     int done_unit;      /* unit whose gather finished (-1: none) */
     bool stop, worker_started;
+    uint64_t run_id;    /* in every shard file, the same on all ranks (0: not drawn yet; see save_shards) */
 } fsdp_t;
 
 /* ---- your part ---------------------------------------------------------------------------------- */

@@ -51,8 +51,10 @@ fi
 FSDP=$ROOT/build/solutions/08-fsdp/train_fsdp
 CONS=$ROOT/build/solutions/08-fsdp/fsdp_consolidate
 if "$ROOT/grading/mpirun" -np 2 "$FSDP" $QUICK --steps 2 --save "$TMP/sh" >/dev/null 2>&1; then
-    # same length, so the header stays valid JSON of the same size: "step" becomes "stXp"
-    sed -i 's/"step":/"stXp":/' "$TMP/sh.rank1-of-2.safetensors"
+    # "step" becomes "stXp" with the header checksum recomputed (a crafted file, not a damaged one)
+    . "$ROOT/tests/sh/lib_safetensors.sh"
+    st_edit "$TMP/sh.rank1-of-2.safetensors" "$TMP/edited" 's/"step":/"stXp":/'
+    mv "$TMP/edited" "$TMP/sh.rank1-of-2.safetensors"
     expect_error "fsdp_consolidate, a shard without its step" "has no 'step'" "$CONS" --shards "$TMP/sh" --out "$TMP/full.safetensors"
 else
     fail "fsdp_consolidate: train_fsdp --save on 2 ranks failed"
