@@ -7,6 +7,7 @@
  * and v. The result loads in `train --resume` (lesson 01) and in train_fsdp on any number of ranks. */
 #include "cli.h"
 #include "model.h"
+#include "output.h"
 #include "safetensors.h"
 #include "trainer.h"
 #include "util.h"
@@ -30,6 +31,7 @@ int main(int argc, char **argv) {
     };
     cli_parse(argc, argv, opts, "fsdp_consolidate --shards PATH --out FILE");
     if (!shards || !out) cli_usage_error("both --shards and --out are required");
+    dp_check_output_file("--out", out);
 
     char path[4096], err[512];
     int N = 0;
