@@ -92,7 +92,7 @@ static cli_opt_t *options(trainer_config_t *c) {
         {"save-every", CLI_INT, &c->save_every, "also checkpoint every N steps, to SAVE with .stepN before the extension", .min = 0, .max = 1 << 30},
         {"resume", CLI_STRING, &c->resume, "continue from this checkpoint"},
         {"dump", CLI_STRING, &c->dump, "write losses, first-step gradients and final parameters (for the grader)"},
-        {"loss-csv", CLI_STRING, &c->loss_csv, "write step,loss,lr,val_loss lines here"},
+        {"loss-csv", CLI_STRING, &c->loss_csv, "write step,loss,lr,val_loss here, a row per step as it ends (a --resume continues the file)"},
         {"stats", CLI_STRING, &c->stats, "write per-rank traffic, memory and timing (JSON) here"},
         {"trace", CLI_STRING, &c->trace, "write a Chrome trace (open in ui.perfetto.dev) here"},
         {"sample", CLI_INT, &c->sample, "print this many sampled characters at the end", .min = 0, .max = 1 << 20},
