@@ -22,6 +22,11 @@ static int can_create_in(const char *dir) {
         return -1;
     }
     int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        /* left by a killed process that had our id before us: stale, and in the way */
+        unlink(probe);
+        fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    }
     if (fd < 0) return -1;
     close(fd);
     unlink(probe);

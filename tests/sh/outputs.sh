@@ -47,6 +47,13 @@ if $TRAIN $QUICK --steps 2 --loss-csv /dev/null --stats /dev/null --trace /dev/n
 else
     fail "writing to /dev/null or to a new directory: $(head -c 300 "$TMP/err")"
 fi
+# a probe left by a killed process whose id this one now has is stale, not a reason to refuse
+mkdir "$TMP/stale"
+if sh -c 'touch "$1/.dpc-probe.$$" && exec "$2" $3 --steps 1 --stats "$1/s.json"' sh "$TMP/stale" "$TRAIN" "$QUICK" >/dev/null 2>"$TMP/err"; then
+    pass "a stale probe file of this process id is replaced"
+else
+    fail "a stale probe file of this process id: $(head -c 300 "$TMP/err")"
+fi
 left=$(find "$TMP" -name '.dpc-probe.*' -o -name '*.tmp.*' | head -n 3)
 [ -z "$left" ] && pass "the checks left no probe or temporary files" || fail "left behind: $left"
 
