@@ -1,8 +1,10 @@
 /* trace.c — see trace.h. */
 #include "trace.h"
 
+#include "output.h"
 #include "util.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,16 +85,19 @@ int trace_write(trace_t *t, comm_t *c, const char *path) {
     comm_lib_gather(c, &mine, counts, 1, DT_I64, 0);
     comm_lib_gather(c, send, all, bytes, DT_U8, 0);
     free(send);
-    int ok = 1;
+    int err = 0;
     if (rank == 0) {
-        dp_mkdir_for(path);
-        FILE *f = fopen(path, "w");
+        /* both written whole (temporaries renamed into place): a failure leaves no empty files */
         char tsv_path[4096];
         snprintf(tsv_path, sizeof tsv_path, "%s.tsv", path);
-        FILE *tsv = fopen(tsv_path, "w");
-        if (!f || !tsv) {
-            ok = 0;
+        dp_out_t jo, to;
+        if (dp_out_open(&jo, path) != 0) {
+            err = errno;
+        } else if (dp_out_open(&to, tsv_path) != 0) {
+            err = errno;
+            dp_out_discard(&jo);
         } else {
+            FILE *f = jo.f, *tsv = to.f;
             fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
             fprintf(tsv, "# rank\ttrack\tstart_ms\tend_ms\tname\n");
             int first = 1;
@@ -119,12 +124,17 @@ int trace_write(trace_t *t, comm_t *c, const char *path) {
                 }
             }
             fprintf(f, "\n]}\n");
+            if (dp_out_close(&jo) != 0) {
+                err = errno;
+                dp_out_discard(&to);
+            } else if (dp_out_close(&to) != 0) {
+                err = errno;
+            }
         }
-        if (f && fclose(f) != 0) ok = 0;
-        if (tsv && fclose(tsv) != 0) ok = 0;
         free(all);
         free(counts);
     }
-    comm_lib_broadcast(c, &ok, 1, DT_I32, 0);
-    return ok ? 0 : -1;
+    comm_lib_broadcast(c, &err, 1, DT_I32, 0);
+    errno = err;
+    return err ? -1 : 0;
 }

@@ -6,11 +6,14 @@
  * (--link pcie, or --link-latency-us 50 --link-gbps 10) and see the fit recover the emulated link. */
 #include "cli.h"
 #include "comm.h"
+#include "output.h"
 #include "pingpong.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv) {
     comm_opts_t o;
@@ -27,6 +30,7 @@ int main(int argc, char **argv) {
     cli_parse(argc, argv, cli_join(mine, comm_cli_opts(&o)), "measure [options]  (run on 2 ranks)");
     comm_t *c = comm_init(&argc, &argv, &o);
     int r = comm_rank(c);
+    if (r == 0) dp_check_output("--out", out);
     if (comm_world_size(c) < 2) dp_fatal("measure needs at least 2 ranks: grading/mpirun -np 2 %s", dp_progname());
     unsigned char *buf = dp_calloc((size_t)max_bytes, 1);
     double bytes[40], secs[40];
@@ -51,11 +55,10 @@ int main(int argc, char **argv) {
         fit_alpha_beta(bytes, secs, n, &alpha, &beta);
         printf("fit: alpha = %.2f us, beta = %.3f GB/s (T(b) = alpha + b/beta)\n", alpha * 1e6, beta / 1e9);
         if (out) {
-            dp_mkdir_for(out);
-            FILE *f = fopen(out, "w");
-            if (!f) dp_fatal("cannot write %s", out);
-            fprintf(f, "{\"alpha_s\": %.9g, \"beta_bytes_per_s\": %.9g}\n", alpha, beta);
-            fclose(f);
+            dp_out_t f;
+            if (dp_out_open(&f, out) != 0) dp_fatal("cannot write %s: %s", out, strerror(errno));
+            fprintf(f.f, "{\"alpha_s\": %.9g, \"beta_bytes_per_s\": %.9g}\n", alpha, beta);
+            if (dp_out_close(&f) != 0) dp_fatal("cannot write %s: %s", out, strerror(errno));
         }
     }
     free(buf);

@@ -3,10 +3,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "trainer.h"
 
+#include "loss_csv.h"
+#include "output.h"
 #include "safetensors.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +92,7 @@ static cli_opt_t *options(trainer_config_t *c) {
         {"save-every", CLI_INT, &c->save_every, "also checkpoint every N steps, to SAVE with .stepN before the extension", .min = 0, .max = 1 << 30},
         {"resume", CLI_STRING, &c->resume, "continue from this checkpoint"},
         {"dump", CLI_STRING, &c->dump, "write losses, first-step gradients and final parameters (for the grader)"},
-        {"loss-csv", CLI_STRING, &c->loss_csv, "write step,loss,lr,val_loss lines here"},
+        {"loss-csv", CLI_STRING, &c->loss_csv, "write step,loss,lr,val_loss here, a row per step as it ends (a --resume continues the file)"},
         {"stats", CLI_STRING, &c->stats, "write per-rank traffic, memory and timing (JSON) here"},
         {"trace", CLI_STRING, &c->trace, "write a Chrome trace (open in ui.perfetto.dev) here"},
         {"sample", CLI_INT, &c->sample, "print this many sampled characters at the end", .min = 0, .max = 1 << 20},
@@ -113,6 +116,23 @@ static void apply_preset(trainer_config_t *c) {
 
 static bool is_none(const char *path) { return !path || !strcmp(path, "none"); }
 
+/* Every file the run will write, checked before the data is even loaded: an unwritable --stats
+ * found after an hour of training would lose the hour. Rank 0 writes them (FSDP's shards go next
+ * to --save on every rank, in the same directory); its dp_fatal ends the other ranks too. */
+static void check_outputs(const trainer_config_t *c) {
+    dp_check_output_file("--save", c->save);
+    dp_check_output_file("--dump", c->dump);
+    dp_check_output("--loss-csv", c->loss_csv);
+    dp_check_output("--stats", c->stats);
+    dp_check_output("--trace", c->trace);
+    if (c->trace) {
+        char tsv[4096];
+        snprintf(tsv, sizeof tsv, "%s.tsv", c->trace);
+        dp_check_output("--trace", tsv);
+    }
+    if (c->sample > 0) dp_check_output("--sample-out", c->sample_out);
+}
+
 /* Only the files a run writes are touched by rank 0; every rank reads the inputs. */
 void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, const char *usage) {
     memset(t, 0, sizeof *t);
@@ -133,6 +153,7 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     comm_set_emulated(t->infra, false); /* bookkeeping is not part of what the emulator models */
     t->rank = comm_rank(t->comm);
     t->world_size = comm_world_size(t->comm);
+    if (t->rank == 0) check_outputs(c);
     t->local_batch = c->batch;
     mem_init(&t->mem);
     if (c->trace) t->trace = trace_new(t->rank);
@@ -294,9 +315,9 @@ static void write_stats(trainer_t *t) {
         cJSON_AddItemToArray(ranks, o);
     }
     char *s = cJSON_Print(root);
-    dp_mkdir_for(t->cfg.stats);
-    FILE *f = fopen(t->cfg.stats, "w");
-    if (!f || fputs(s, f) < 0 || fclose(f) != 0) dp_fatal("cannot write %s", t->cfg.stats);
+    dp_out_t o;
+    if (dp_out_open(&o, t->cfg.stats) != 0 || (fputs(s, o.f), dp_out_close(&o) != 0))
+        dp_fatal("cannot write %s: %s", t->cfg.stats, strerror(errno));
     free(s);
     cJSON_Delete(root);
     free(all);
@@ -307,12 +328,11 @@ static void write_samples(trainer_t *t) {
     char *text = dp_malloc((size_t)t->cfg.sample + 1);
     sample_text(&t->model, &t->train, t->cfg.sample, t->cfg.seed + 7, text);
     if (t->cfg.sample_out) {
-        dp_mkdir_for(t->cfg.sample_out);
-        FILE *f = fopen(t->cfg.sample_out, "w");
-        if (!f) dp_fatal("cannot write %s", t->cfg.sample_out);
-        for (char *p = text; *p; p++) fputc(*p == '.' ? '\n' : *p, f);
-        fputc('\n', f);
-        fclose(f);
+        dp_out_t o;
+        if (dp_out_open(&o, t->cfg.sample_out) != 0) dp_fatal("cannot write %s: %s", t->cfg.sample_out, strerror(errno));
+        for (char *p = text; *p; p++) fputc(*p == '.' ? '\n' : *p, o.f);
+        fputc('\n', o.f);
+        if (dp_out_close(&o) != 0) dp_fatal("cannot write %s: %s", t->cfg.sample_out, strerror(errno));
         logger_line(&t->log, "samples written to %s", t->cfg.sample_out);
     } else {
         logger_line(&t->log, "samples: %s", text);
@@ -334,13 +354,9 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
     if (!t->fetch) t->fetch = fetch_default;
     if (!t->save) t->save = checkpoint_save;
     int64_t first = t->step;
-    FILE *csv = NULL;
-    if (c->loss_csv && t->rank == 0) {
-        dp_mkdir_for(c->loss_csv);
-        csv = fopen(c->loss_csv, first > 0 ? "a" : "w");
-        if (!csv) dp_fatal("cannot write %s", c->loss_csv);
-        if (first == 0) fprintf(csv, "step,loss,lr,val_loss\n");
-    }
+    loss_csv_t csv = {0};
+    if (c->loss_csv && t->rank == 0) loss_csv_open(&csv, c->loss_csv, first);
+    float final_val = NAN;
     for (int64_t s = first; s < c->steps; s++) {
         t->fetch(t, s);
         double lr = lr_at(s, c->lr, c->warmup, c->steps, c->min_lr_ratio);
@@ -360,12 +376,14 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
         }
         logger_step(&t->log, (int)s, loss, lr, dt, (double)t->local_batch * t->world_size);
         float val = NAN;
-        if (c->eval_every > 0 && (s + 1) % c->eval_every == 0 && s + 1 < c->steps) {
+        /* the final evaluation too, so that it goes into the last step's CSV row: one row per step */
+        bool last = s + 1 == c->steps;
+        if (last || (c->eval_every > 0 && (s + 1) % c->eval_every == 0)) {
             val = trainer_eval(t);
-            logger_line(&t->log, "step %6lld | val loss %.4f", (long long)s + 1, val);
+            if (!last) logger_line(&t->log, "step %6lld | val loss %.4f", (long long)s + 1, val);
         }
-        if (csv && isnan(val)) fprintf(csv, "%lld,%.6f,%.6e,\n", (long long)s + 1, loss, lr);
-        if (csv && !isnan(val)) fprintf(csv, "%lld,%.6f,%.6e,%.6f\n", (long long)s + 1, loss, lr, val);
+        if (last) final_val = val;
+        loss_csv_row(&csv, s + 1, loss, lr, val);
         if (c->save && c->save_every > 0 && (s + 1) % c->save_every == 0 && s + 1 < c->steps) {
             char path[4096];
             step_path(path, sizeof path, c->save, s + 1);
@@ -373,17 +391,17 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
         }
     }
     logger_done(&t->log);
-    float val = trainer_eval(t);
+    /* a run with no steps left (resumed at --steps) evaluates here, and adds no CSV row */
+    float val = first < c->steps ? final_val : trainer_eval(t);
     if (!isnan(val)) logger_line(&t->log, "final val loss %.4f after %lld steps", val, (long long)t->step);
-    if (csv && !isnan(val)) fprintf(csv, "%lld,,,%.6f\n", (long long)t->step, val);
-    if (csv) fclose(csv);
+    loss_csv_close(&csv);
     if (t->steps_timed > 0)
         logger_line(&t->log, "mean %.2f ms/step, %.0f tokens/s over %lld steps", 1e3 * t->step_time_sum / t->steps_timed,
                     (double)t->local_batch * t->world_size * t->steps_timed / t->step_time_sum, (long long)t->steps_timed);
     if (c->save) t->save(t, c->save);
     if (c->dump) write_dump(t, first, t->step);
     if (c->stats) write_stats(t);
-    if (c->trace && trace_write(t->trace, t->infra, c->trace) != 0) dp_fatal("cannot write %s", c->trace);
+    if (c->trace && trace_write(t->trace, t->infra, c->trace) != 0) dp_fatal("cannot write %s: %s", c->trace, strerror(errno));
     write_samples(t);
 }
 

@@ -18,9 +18,11 @@
  * --tsv writes every row for plotting. */
 #include "cli.h"
 #include "collective.h"
+#include "output.h"
 #include "ring.h"
 #include "util.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -130,6 +132,7 @@ int main(int argc, char **argv) {
 
     comm_t *c = comm_init(&argc, &argv, &copts);
     int N = comm_world_size(c), r = comm_rank(c);
+    if (r == 0) dp_check_output("--tsv", tsv);
     ops_t *ops = ops_create(!strcmp(device, "cuda") ? OPS_CUDA : OPS_CPU, 1);
     coll_t k;
     coll_init(&k, c, ops);
@@ -151,7 +154,7 @@ int main(int argc, char **argv) {
         if (tsv) {
             dp_mkdir_for(tsv);
             out = fopen(tsv, "w");
-            if (!out) dp_fatal("cannot write %s", tsv);
+            if (!out) dp_fatal("cannot write %s: %s", tsv, strerror(errno));
             fprintf(out, "# size\tcount\talgo\ttime_us\talgbw\tbusbw\twrong\tnp\tmemcpy_gbs\n");
         }
     }
@@ -199,7 +202,10 @@ int main(int argc, char **argv) {
     }
     if (r == 0) {
         printf("# out of bounds values : %ld %s\n", total_wrong, total_wrong ? "FAILED" : "OK");
-        if (out) fclose(out);
+        /* the rows are streamed (a stopped benchmark keeps them); their errors are seen here */
+        errno = 0;
+        if (out && (fflush(out) != 0 || ferror(out) || fclose(out) != 0))
+            dp_fatal("cannot write %s: %s", tsv, strerror(errno ? errno : EIO));
     }
     coll_free(&k);
     ops_free(ops, buf);

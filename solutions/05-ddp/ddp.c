@@ -2,9 +2,11 @@
  * communication thread that runs the all-reduces, the training step, the options and the log. */
 #include "ddp.h"
 
+#include "output.h"
 #include "ring.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +228,8 @@ void ddp_setup(ddp_t *d, trainer_t *t, const ddp_options_t *o) {
     size_t cap = (size_t)((unset ? DDP_DEFAULT_BUCKET_CAP_MB : o->bucket_cap_mb) * DDP_MIB);
     ddp_init(d, t, cap, unset ? DDP_FIRST_BUCKET_BYTES : cap, fn);
     d->overlap = !o->no_overlap;
+    /* before the first step, not after the last (ddp_write_log) */
+    if (t->rank == 0) dp_check_output("--ddp-log", o->ddp_log);
     if (t->rank == 0)
         logger_line(&t->log, "ddp: %d bucket%s (bucket_cap_mb %s%g%s), %s all-reduce, overlap %s", d->nbuckets,
                     d->nbuckets == 1 ? "" : "s", unset ? "unset: " : "",
@@ -235,9 +239,9 @@ void ddp_setup(ddp_t *d, trainer_t *t, const ddp_options_t *o) {
 
 void ddp_write_log(const ddp_t *d, const char *path) {
     if (d->rank != 0 || !path) return;
-    dp_mkdir_for(path);
-    FILE *f = fopen(path, "w");
-    if (!f) dp_fatal("cannot write %s", path);
+    dp_out_t o;
+    if (dp_out_open(&o, path) != 0) dp_fatal("cannot write %s: %s", path, strerror(errno));
+    FILE *f = o.f;
     fprintf(f, "{\n  \"world_size\": %d,\n  \"nbuckets\": %d,\n  \"buckets\": [\n", d->world_size, d->nbuckets);
     for (int b = 0; b < d->nbuckets; b++) {
         const ddp_bucket_t *k = &d->buckets[b];
@@ -248,5 +252,5 @@ void ddp_write_log(const ddp_t *d, const char *path) {
     fprintf(f, "  ],\n  \"launch_order\": [");
     for (int i = 0; i < d->nlaunched; i++) fprintf(f, "%d%s", d->launch_log[i], i + 1 < d->nlaunched ? ", " : "");
     fprintf(f, "]\n}\n");
-    fclose(f);
+    if (dp_out_close(&o) != 0) dp_fatal("cannot write %s: %s", path, strerror(errno));
 }

@@ -12,6 +12,7 @@
  * line instead of becoming a checkpoint. */
 #include "cli.h"
 #include "model.h"
+#include "output.h"
 #include "safetensors.h"
 #include "trainer.h"
 #include "util.h"
@@ -71,6 +72,7 @@ int main(int argc, char **argv) {
     };
     cli_parse(argc, argv, opts, "fsdp_consolidate --shards PATH --out FILE");
     if (!shards || !out) cli_usage_error("both --shards and --out are required");
+    dp_check_output_file("--out", out);
 
     char path[4096], path0[4096], err[512];
     int N = find_world_size(shards);
