@@ -38,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "regular.h"
+
 typedef struct {
     int rank;
     char track[16], name[48];
@@ -77,7 +79,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--min-concurrent") && i + 1 < argc) min_concurrent = atof(argv[++i]);
         else path = argv[i];
     }
-    FILE *f = path ? fopen(path, "r") : NULL;
+    FILE *f = path ? fopen_regular(path) : NULL;
     if (!f) {
         printf("FAIL: no trace %s: did the run finish?\n", path ? path : "(none given)");
         return 1;

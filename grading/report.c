@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "regular.h"
 
 #define MAX_OUTPUT 6000
 
@@ -52,7 +55,7 @@ static char *sanitize(const unsigned char *in, size_t n) {
 
 /* The first max bytes of a file, sanitised; a note when there was more. */
 static char *slurp(const char *path, size_t max) {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen_regular(path);
     if (!f) return strdup("");
     unsigned char *raw = malloc(max + 1);
     size_t n = fread(raw, 1, max, f);
@@ -80,7 +83,7 @@ static int utf8_valid(const unsigned char *p, size_t n) {
 
 /* The fields Gradescope reads (https://gradescope-autograders.readthedocs.io, "Output format"). */
 static int validate(const char *path) {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen_regular(path);
     if (!f) {
         printf("cannot read %s\n", path);
         return 1;
@@ -141,7 +144,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: report --format json|gradescope [--out FILE] RESULTS.tsv\n");
         return 2;
     }
-    FILE *f = fopen(in, "r");
+    FILE *f = fopen_regular(in);
     if (!f) {
         fprintf(stderr, "report: cannot read %s\n", in);
         return 2;
@@ -228,9 +231,10 @@ int main(int argc, char **argv) {
     }
     cJSON_AddItemToObject(root, "tests", tests);
     char *s = cJSON_Print(root);
-    /* written to FILE.tmp and renamed: a reader (or a grader killed mid-write) never sees half a file */
+    /* written to FILE.tmp.PID and renamed: a reader (or a grader killed mid-write) never sees half a
+     * file, and two reports written at once never share a temporary */
     char tmp[4096];
-    if (out) snprintf(tmp, sizeof tmp, "%s.tmp", out);
+    if (out) snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
     FILE *o = out ? fopen(tmp, "w") : stdout;
     if (!o) {
         fprintf(stderr, "report: cannot write %s\n", out);

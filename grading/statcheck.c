@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "regular.h"
+
 static const char *fields[] = {"msgs_sent",       "bytes_sent",       "msgs_recv",      "bytes_recv", "lib_calls",
                                "lib_bytes",       "ops",              "other_msgs_sent", "other_bytes_sent",
                                "other_lib_calls"};
@@ -25,7 +27,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: statcheck STATS.json [--hint TEXT] WHO.FIELD=VALUE[~TOL]...\n");
         return 2;
     }
-    FILE *f = fopen(argv[1], "rb");
+    FILE *f = fopen_regular(argv[1]);
     if (!f) {
         printf("FAIL: no stats file %s: the run did not finish\n", argv[1]);
         return 1;

@@ -78,6 +78,7 @@ lengths() { # FILE COUNT: truncations
 printf 'this is a text file, not a dataset\n' >"$TMP/text"
 : >"$TMP/empty"
 mkdir "$TMP/dir"
+mkfifo "$TMP/fifo" # a reader that opens it without care blocks forever
 
 # ---- the inputs, made by this build -----------------------------------------------------------
 Q="--preset tiny --data $FIX --val none --batch 8 --log-every 1000"
@@ -210,7 +211,7 @@ for o in $(offsets "$TMP/tr.json.tsv" 20); do flip_bit "$TMP/tr.json.tsv" "$J" "
 for l in $(lengths "$TMP/tr.json.tsv" 8); do head -c "$l" "$TMP/tr.json.tsv" >"$J"; run "trace cut@$l" survive "$G/overlap" "$J" --ranks 2 --steps 3 --skip 1; done
 for o in $(offsets "$TMP/results.json" 10); do flip_bit "$TMP/results.json" "$J" "$o"; run "results.json flip@$o" survive "$G/report" --validate "$J"; done
 for o in $(offsets "$TMP/results.tsv" 10); do flip_bit "$TMP/results.tsv" "$J" "$o"; run "results.tsv flip@$o" survive "$G/report" --format json "$J"; done
-for w in "$TMP/ck.st" "$FIX" "$TMP/text" "$TMP/empty" /dev/null "$TMP/dir"; do
+for w in "$TMP/ck.st" "$FIX" "$TMP/text" "$TMP/empty" /dev/null "$TMP/dir" "$TMP/fifo"; do
     b=$(basename "$w")
     run "stats is $b" tool "$G/statcheck" "$w" --ranks 2 all.ops=9
     run "trace is $b" tool "$G/overlap" "$w" --ranks 2 --steps 3
