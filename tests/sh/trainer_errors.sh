@@ -20,6 +20,7 @@ expect_error "a directory to resume from" "not a regular file" $TRAIN $QUICK --s
 expect_error "bad flag value" "--batch expects an integer" $TRAIN $QUICK --batch many
 expect_error "negative batch" "--batch expects an integer in [1," $TRAIN $QUICK --batch -3
 expect_error "unknown flag" "did you mean --steps?" $TRAIN $QUICK --stpes 3
+expect_error "eps 0 (NaN for an all-zero gradient)" "--eps expects a number in [1e-30, 1]" $TRAIN $QUICK --eps 0
 expect_error "bad choice" "--optimizer expects one of adamw|sgd" $TRAIN $QUICK --optimizer adam
 expect_error "batch larger than the data" "fewer than one global batch" $TRAIN $QUICK --batch 100000 --steps 1
 
