@@ -4,8 +4,8 @@
  * ran. A resumed run continues the file: it keeps the header and the rows up to the step it resumes
  * from, and drops the rows a killed run wrote past its last checkpoint (the resumed run writes those
  * steps again), so the steps in the file always increase strictly. The final evaluation goes into
- * the last step's row. A row that cannot be written is
- * fatal (a full disk must not look like a finished run). */
+ * the last step's row. A row that cannot be written is fatal: a full disk must not look like a
+ * finished run. */
 #ifndef DPC_LOSS_CSV_H
 #define DPC_LOSS_CSV_H
 
