@@ -25,7 +25,7 @@ void comm_opts_default(comm_opts_t *o) {
     o->link_slowdown = LINK_DEFAULT_SLOWDOWN;
 }
 
-const struct cli_opt *comm_cli_opts(comm_opts_t *o) {
+struct cli_opt *comm_cli_opts(comm_opts_t *o) {
     const cli_opt_t table[] = {
         {"comm", CLI_CHOICE, &o->backend, "transport: MPI, or NCCL for GPU buffers (host buffers still use MPI)",
          .choices = "mpi|nccl", .env = "DP_COMM"},
