@@ -42,7 +42,7 @@ NO_NCCL ?= 0
 export NO_MPI NO_CUDA NO_NCCL
 
 CONFIG := $(O)/config.mk
-NOPROBE_GOALS := deps clean help skeletons test demo test-sanitize test-sanitize-ci
+NOPROBE_GOALS := deps clean help skeletons test demo test-sanitize
 ifneq ($(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all)),)
 -include $(CONFIG)
 ifneq ($(PROBED_FLAGS),$(NO_MPI)$(NO_CUDA)$(NO_NCCL))
