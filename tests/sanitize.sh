@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/sanitize.sh — the reference under the sanitizers (make test-sanitize; .ci/run runs it).
 #
-#   sh tests/sanitize.sh [asan] [tsan]      (no part named: both; about 6 minutes on 2 cores)
+#   sh tests/sanitize.sh [asan] [tsan]      (no part named: both; 2.5 to 6 minutes here, by load)
 #
 #   asan   build-asan/ (make SANITIZE=address,undefined): the unit tests and the shell tests through
 #          tests/run, then grading/grade 01 05 08 --submission solutions (full marks required)

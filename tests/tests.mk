@@ -41,7 +41,7 @@ test-load:
 
 # The reference under the sanitizers (tests/sanitize.sh; not part of `make test`): ASan + UBSan over
 # the unit tests, the shell tests and the graders of lessons 01, 05 and 08 (build-asan/), TSan over
-# the DDP and FSDP trainers on 2-4 ranks (build-tsan/). Any report fails. About 6 minutes on 2 cores.
+# the DDP and FSDP trainers on 2-4 ranks (build-tsan/). Any report fails. 2.5 to 6 minutes here.
 .PHONY: test-sanitize
 test-sanitize:
 	@sh common/mk/deps.sh
