@@ -13,12 +13,28 @@
 #   make compdb     write compile_commands.json for editors
 #   make clean      remove build/ (the next make probes again)
 #
+#   make SANITIZE=address,undefined   an ASan+UBSan build into build-asan/ (any report aborts)
+#   make SANITIZE=thread              a ThreadSanitizer build into build-tsan/
+#   make test-sanitize  the reference's tests and graders under ASan+UBSan, the DDP and FSDP
+#                       trainers under TSan; fails on any report (tests/sanitize.sh)
+#
 # Variables: O=build dir, NO_MPI=1 NO_CUDA=1 NO_NCCL=1 (skip optional parts), STACK=own (lessons
 # link your own earlier lessons instead of the reference ones), SUB=dir SUB_O=dir (build a
-# submission tree; used by the grader).
+# submission tree; used by the grader). SANITIZE=list (-fsanitize=list; O defaults to build-asan
+# or build-tsan, never build/). CFLAGS=... and LDLIBS=... on the command line are ADDED after the
+# course's own flags (make CFLAGS=-O0 builds with -O2 ... -O0, i.e. unoptimised, and still -Werror);
+# a CFLAGS in the environment is ignored, as distributions set one for their own packaging.
 
 SHELL := /bin/sh
 .DEFAULT_GOAL := all
+comma := ,
+SANITIZE ?=
+ifneq ($(SANITIZE),)
+O ?= build-$(if $(filter thread,$(subst $(comma), ,$(SANITIZE))),tsan,asan)
+# grading/grade and tests/run read the build dir and the sanitizer from the environment (an O given
+# on the command line is exported by make itself).
+export O SANITIZE
+endif
 O ?= build
 NO_MPI ?= 0
 NO_CUDA ?= 0
@@ -26,7 +42,7 @@ NO_NCCL ?= 0
 export NO_MPI NO_CUDA NO_NCCL
 
 CONFIG := $(O)/config.mk
-NOPROBE_GOALS := deps clean help skeletons test demo
+NOPROBE_GOALS := deps clean help skeletons test demo test-sanitize
 ifneq ($(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all)),)
 -include $(CONFIG)
 ifneq ($(PROBED_FLAGS),$(NO_MPI)$(NO_CUDA)$(NO_NCCL))
@@ -40,22 +56,35 @@ FORCE:
 # ---- compilers and flags ----------------------------------------------------------------------
 CC := $(or $(MPICC),cc)
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
-CFLAGS := -std=c11 -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-math-errno -g -ffp-contract=off -pthread $(WARN) -MMD -MP -Icommon $(BLAS_CFLAGS)
+# The user's additions (command line only, see the header), kept apart and appended last so that
+# they win (-O0 after -O2). CFLAGS itself is then overridden with the whole set: every compile and
+# link line, here and in the included .mk files, uses $(CFLAGS).
+USER_CFLAGS := $(if $(filter command line,$(origin CFLAGS)),$(CFLAGS))
+USER_LDLIBS := $(if $(filter command line,$(origin LDLIBS)),$(LDLIBS))
+DPC_CFLAGS := -std=c11 -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-math-errno -g -ffp-contract=off -pthread $(WARN) -MMD -MP -Icommon $(BLAS_CFLAGS)
 ifeq ($(HAVE_MPI),1)
-CFLAGS += -DDPC_HAVE_MPI
+DPC_CFLAGS += -DDPC_HAVE_MPI
 endif
 ifeq ($(HAVE_CUDA),1)
-CFLAGS += -DDPC_HAVE_CUDA -I$(CUDA_HOME)/include
+DPC_CFLAGS += -DDPC_HAVE_CUDA -I$(CUDA_HOME)/include
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lcublas -lstdc++
 endif
 ifeq ($(HAVE_NCCL),1)
-CFLAGS += -DDPC_HAVE_NCCL
+DPC_CFLAGS += -DDPC_HAVE_NCCL
 CUDA_LIBS += -lnccl
 endif
+# Sanitizers instrument the C code only (compile and link lines: both use CFLAGS); CUDA sources
+# are compiled by nvcc without them, so a CUDA build links, uninstrumented on the device side.
+# -fno-sanitize-recover: the first UBSan report aborts the program (a test cannot miss it). ASan
+# beside the CUDA runtime needs ASAN_OPTIONS=protect_shadow_gap=0 (tests/sanitize.sh sets it).
+ifneq ($(SANITIZE),)
+DPC_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+override CFLAGS := $(DPC_CFLAGS)$(if $(USER_CFLAGS), $(USER_CFLAGS))
 NVCCFLAGS := -O2 -g -std=c++17 -Icommon -Xcompiler -Wall,-Wextra,-Werror \
 	-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
 	-gencode arch=compute_90,code=compute_90
-LDLIBS := $(BLAS_LIBS) -lcjson $(CUDA_LIBS) -lm -lpthread
+override LDLIBS := $(BLAS_LIBS) -lcjson $(CUDA_LIBS) -lm -lpthread$(if $(USER_LDLIBS), $(USER_LDLIBS))
 # Student files whose lesson says so (LNN_STUDENT_CFLAGS := $(WNARROW) in its lesson.mk: the lessons
 # whose code is chunk, shard and sampler index arithmetic — 04, 07, 08) are also compiled with every
 # implicit conversion that may change a value as an error: size_t or int64_t into int or unsigned (an

@@ -37,7 +37,7 @@ void comm_opts_default(comm_opts_t *o) {
 #define TIMEOUT_WHY                                                                                    \
     "below 1 s, ranks still starting up or briefly descheduled look hung, and a healthy job is ended"
 
-const struct cli_opt *comm_cli_opts(comm_opts_t *o) {
+struct cli_opt *comm_cli_opts(comm_opts_t *o) {
     const cli_opt_t table[] = {
         {"comm", CLI_CHOICE, &o->backend, "transport: MPI, or NCCL for GPU buffers (host buffers still use MPI)",
          .choices = "mpi|nccl", .env = "DP_COMM"},

@@ -72,9 +72,9 @@ typedef struct {
 void comm_opts_default(comm_opts_t *o);
 
 /* Options every program accepts (--timeout-s, --link, ...): a CLI_END-terminated table bound to o,
- * to cli_join with the program's own table. */
+ * to cli_join with the program's own table. From the heap: the caller frees it after cli_parse. */
 struct cli_opt;
-const struct cli_opt *comm_cli_opts(comm_opts_t *o);
+struct cli_opt *comm_cli_opts(comm_opts_t *o);
 
 typedef struct comm comm_t;
 

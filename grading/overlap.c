@@ -91,6 +91,8 @@ int main(int argc, char **argv) {
         if (line[0] == '#') continue;
         if (n == 200000) {
             printf("FAIL: the trace %s has more than 200000 spans: not a trace of this run\n", path);
+            fclose(f);
+            free(s);
             return 1;
         }
         if (n == cap) s = realloc(s, (size_t)(cap *= 2) * sizeof *s);
@@ -98,6 +100,8 @@ int main(int argc, char **argv) {
         if (sscanf(line, "%d\t%15[^\t]\t%lf\t%lf\t%47[^\n]", &x->rank, x->track, &x->t0, &x->t1, x->name) == 5) {
             if (x->rank < 0 || x->rank >= 1024 || !isfinite(x->t0) || !isfinite(x->t1) || x->t1 < x->t0) {
                 printf("FAIL: the trace %s has a span that cannot be (rank %d, %g..%g ms)\n", path, x->rank, x->t0, x->t1);
+                fclose(f);
+                free(s);
                 return 1;
             }
             if (x->rank + 1 > nranks) nranks = x->rank + 1;
@@ -107,6 +111,7 @@ int main(int argc, char **argv) {
     fclose(f);
     if (want_ranks && nranks != want_ranks) {
         printf("FAIL: the trace holds %d rank%s, the run had %d\n", nranks, nranks == 1 ? "" : "s", want_ranks);
+        free(s);
         return 1;
     }
     int steps_of_rank0 = -1;
@@ -115,17 +120,20 @@ int main(int argc, char **argv) {
         for (int i = 0; i < n; i++) steps += s[i].rank == r && !strcmp(s[i].name, "step");
         if (want_steps && steps != want_steps) {
             printf("FAIL: rank %d's trace holds %d steps, the run had %d\n", r, steps, want_steps);
+            free(s);
             return 1;
         }
         if (steps_of_rank0 < 0) steps_of_rank0 = steps;
         if (steps != steps_of_rank0) {
             printf("FAIL: rank %d's trace holds %d steps, rank 0's %d\n", r, steps, steps_of_rank0);
+            free(s);
             return 1;
         }
     }
     int nsteps = steps_of_rank0 - skip;
     if (nranks == 0 || nsteps < 1) {
         printf("FAIL: the trace holds no steps after the %d warm-up steps\n", skip);
+        free(s);
         return 1;
     }
     /* per (rank, measured step): the timing inputs */
@@ -223,7 +231,10 @@ int main(int argc, char **argv) {
                100 * frac, concurrent, total_comm, 100 * min_concurrent);
         failures++;
     }
-    if (failures) return 1;
+    if (failures) {
+        free(step_ms), free(wait_ms), free(comm_ms), free(s);
+        return 1;
+    }
     /* the timing, step by step over the ranks; medians over the steps */
     double *ratio = calloc((size_t)nsteps, sizeof(double)), *cs = calloc((size_t)nsteps, sizeof(double)),
            *es = calloc((size_t)nsteps, sizeof(double)), *ms = calloc((size_t)nsteps, sizeof(double));

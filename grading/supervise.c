@@ -227,6 +227,8 @@ int main(int argc, char **argv) {
             fclose(f);
         }
     }
+    free(cap.head);
+    free(cap.tail);
     if (reason[0]) {
         printf("fail %.2f %s\n", elapsed, reason);
         return 1;

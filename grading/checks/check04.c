@@ -208,11 +208,12 @@ static void peer_traffic(comm_t *c, const comm_peer_counters_t *before, comm_pee
     ck_tape(what, d, (size_t)N * sizeof *d);
 }
 
-static comm_t *start(coll_t *k) {
+static comm_t *start(coll_t *k, ops_t **ops) {
     comm_opts_t o;
     comm_opts_default(&o);
     comm_t *c = comm_init(NULL, NULL, &o);
-    coll_init(k, c, ops_create(OPS_CPU, 1));
+    *ops = ops_create(OPS_CPU, 1);
+    coll_init(k, c, *ops);
     return c;
 }
 
@@ -220,7 +221,8 @@ static float value(int rank, size_t i) { return (float)((int)((rank * 5 + i * 3)
 
 static int halves_check(void) {
     coll_t k;
-    comm_t *c = start(&k);
+    ops_t *ops;
+    comm_t *c = start(&k, &ops);
     int N = comm_world_size(c), r = comm_rank(c), bad = 0;
     size_t counts[] = {1, (size_t)N + 1, 1009, 100000};
     comm_peer_counters_t *before_p = dp_calloc((size_t)N, sizeof *before_p), *d_p = dp_calloc((size_t)N, sizeof *d_p);
@@ -289,14 +291,17 @@ static int halves_check(void) {
     free(before_p);
     free(d_p);
     comm_finalize(c);
+    ops_destroy(ops);
     return bad;
 }
 
 static int sweep(allreduce_spec_t spec) {
     coll_t k;
-    comm_t *c = start(&k);
+    ops_t *ops;
+    comm_t *c = start(&k, &ops);
     int bad = allreduce_sweep(&k, &spec);
     comm_finalize(c);
+    ops_destroy(ops);
     return bad;
 }
 
@@ -316,10 +321,12 @@ static int ring_gpu_check(void) {
     comm_opts_default(&o);
     comm_t *c = comm_init(NULL, NULL, &o);
     coll_t k;
-    coll_init(&k, c, ops_create(OPS_CUDA, 1));
+    ops_t *ops = ops_create(OPS_CUDA, 1);
+    coll_init(&k, c, ops);
     allreduce_spec_t spec = ring_spec(0);
     int bad = allreduce_sweep(&k, &spec);
     comm_finalize(c);
+    ops_destroy(ops);
     return bad;
 }
 

@@ -677,6 +677,12 @@ static int launch_check(void) {
     pthread_join(H.thread, NULL);
     free(d.ready);
     free(d.done);
+    free(d.buckets);
+    free(d.bucket_of);
+    free(d.queue);
+    free(d.launch_log);
+    ops_destroy(t.ops);
+    flat_layout_free(&L);
     if (!bad)
         printf("buckets launch in order 0..5 from scrambled readiness, each once complete and averaged, without "
                "waiting in the hook; no_sync launches nothing; finish resets\n");

@@ -11,12 +11,15 @@
 #include "util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 int main(int argc, char **argv) {
     comm_opts_t o;
     comm_opts_default(&o);
-    cli_parse(argc, argv, comm_cli_opts(&o), "hello [options]");
+    cli_opt_t *opts = comm_cli_opts(&o);
+    cli_parse(argc, argv, opts, "hello [options]");
+    free(opts);
     comm_t *c = comm_init(&argc, &argv, &o);
     int r = comm_rank(c), n = comm_world_size(c);
     char host[256] = "?";

@@ -27,7 +27,10 @@ int main(int argc, char **argv) {
         {"out", CLI_STRING, &out, "write {alpha_s, beta_bytes_per_s} as JSON here"},
         CLI_END,
     };
-    cli_parse(argc, argv, cli_join(mine, comm_cli_opts(&o)), "measure [options]  (run on 2 ranks)");
+    cli_opt_t *comm_opts = comm_cli_opts(&o), *opts = cli_join(mine, comm_opts);
+    cli_parse(argc, argv, opts, "measure [options]  (run on 2 ranks)");
+    free(opts);
+    free(comm_opts);
     comm_t *c = comm_init(&argc, &argv, &o);
     int r = comm_rank(c);
     if (r == 0) dp_check_output("--out", out);

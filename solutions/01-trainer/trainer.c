@@ -102,7 +102,9 @@ static cli_opt_t *options(trainer_config_t *c) {
         {"threads", CLI_INT, &c->threads, "BLAS threads per rank", .min = 1, .max = 256},
         CLI_END,
     };
-    return cli_join(table, comm_cli_opts(&c->comm));
+    cli_opt_t *comm = comm_cli_opts(&c->comm), *all = cli_join(table, comm);
+    free(comm);
+    return all;
 }
 
 static void apply_preset(trainer_config_t *c) {

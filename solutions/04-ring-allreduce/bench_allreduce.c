@@ -123,7 +123,10 @@ int main(int argc, char **argv) {
         {"tsv", CLI_STRING, &tsv, "also write size, count, algo, time_us, algbw, busbw, wrong as TSV here"},
         CLI_END,
     };
-    cli_parse(argc, argv, cli_join(mine, comm_cli_opts(&copts)), "bench_allreduce [options]  (under mpirun)");
+    cli_opt_t *comm_opts = comm_cli_opts(&copts), *opts = cli_join(mine, comm_opts);
+    cli_parse(argc, argv, opts, "bench_allreduce [options]  (under mpirun)");
+    free(opts);
+    free(comm_opts);
     size_t begin = parse_size("--begin", begin_s), end = parse_size("--end", end_s);
     if (begin < 4 || end < begin) cli_usage_error("need 4 <= --begin <= --end (got %zu and %zu)", begin, end);
     const algo_t *algos[sizeof all_algos / sizeof all_algos[0]];

@@ -194,7 +194,7 @@ float ddp_train_step(trainer_t *t, double lr) {
 
 /* ---- options and log ---------------------------------------------------------------------------- */
 
-const cli_opt_t *ddp_cli_options(ddp_options_t *o) {
+cli_opt_t *ddp_cli_options(ddp_options_t *o) {
     o->bucket_cap_mb = 0; /* unset, as PyTorch's bucket_cap_mb=None: ddp_setup picks the defaults */
     o->allreduce = "ring";
     o->no_overlap = false;

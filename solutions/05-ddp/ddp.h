@@ -107,7 +107,7 @@ typedef struct {
     bool init_seed_per_rank;
     const char *ddp_log;
 } ddp_options_t;
-const cli_opt_t *ddp_cli_options(ddp_options_t *o);
+cli_opt_t *ddp_cli_options(ddp_options_t *o);
 void ddp_setup(ddp_t *d, trainer_t *t, const ddp_options_t *o);
 
 #endif

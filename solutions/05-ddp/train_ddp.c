@@ -6,11 +6,15 @@
  * --batch is per rank (global batch = ranks × batch). See --help for the DDP options. */
 #include "ddp.h"
 
+#include <stdlib.h>
+
 int main(int argc, char **argv) {
     trainer_t t;
     ddp_t d;
     ddp_options_t o;
-    trainer_init(&t, argc, argv, ddp_cli_options(&o), "train_ddp [options]  — DDP training (lesson 05), under mpirun");
+    cli_opt_t *opts = ddp_cli_options(&o);
+    trainer_init(&t, argc, argv, opts, "train_ddp [options]  — DDP training (lesson 05), under mpirun");
+    free(opts);
     ddp_setup(&d, &t, &o);
     trainer_run(&t, ddp_train_step);
     ddp_write_log(&d, o.ddp_log);

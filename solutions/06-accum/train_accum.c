@@ -8,6 +8,8 @@
 
 #include "util.h"
 
+#include <stdlib.h>
+
 int main(int argc, char **argv) {
     trainer_t t;
     ddp_t d;
@@ -17,8 +19,10 @@ int main(int argc, char **argv) {
         {"accum-steps", CLI_INT, &a.accum_steps, "micro-batches per optimizer step (k)", .min = 1, .max = 1 << 20},
         CLI_END,
     };
-    trainer_init(&t, argc, argv, cli_join(ddp_cli_options(&o), mine),
-                 "train_accum [options]  — DDP with gradient accumulation (lesson 06), under mpirun");
+    cli_opt_t *ddp_opts = ddp_cli_options(&o), *opts = cli_join(ddp_opts, mine);
+    trainer_init(&t, argc, argv, opts, "train_accum [options]  — DDP with gradient accumulation (lesson 06), under mpirun");
+    free(opts);
+    free(ddp_opts);
     if (a.accum_steps > t.local_batch)
         dp_fatal("--accum-steps %d is more than the %d examples per rank (--batch): some micro-batches would be "
                  "empty; use --accum-steps <= --batch",

@@ -5,6 +5,8 @@
  * Equivalent to the single-process reference run with
  *   train --order sampler --sampler-replicas 3 --batch 48   (same seed, same flags). */
 #include "ddp.h"
+
+#include <stdlib.h>
 #include "sampler_fetch.h"
 
 int main(int argc, char **argv) {
@@ -12,8 +14,9 @@ int main(int argc, char **argv) {
     ddp_t d;
     ddp_options_t o;
     sampler_state_t st;
-    trainer_init(&t, argc, argv, ddp_cli_options(&o),
-                 "train_sampler [options]  — DDP over a DistributedSampler (lesson 07), under mpirun");
+    cli_opt_t *opts = ddp_cli_options(&o);
+    trainer_init(&t, argc, argv, opts, "train_sampler [options]  — DDP over a DistributedSampler (lesson 07), under mpirun");
+    free(opts);
     ddp_setup(&d, &t, &o);
     sampler_attach(&t, &st);
     trainer_run(&t, ddp_train_step);

@@ -20,7 +20,9 @@ int main(int argc, char **argv) {
     comm_opts_default(&o);
     const char *pos[1] = {"link"};
     int npos = 0;
-    cli_parse_positional(argc, argv, comm_cli_opts(&o), "comm_probe MODE [options]", pos, 1, &npos);
+    cli_opt_t *opts = comm_cli_opts(&o);
+    cli_parse_positional(argc, argv, opts, "comm_probe MODE [options]", pos, 1, &npos);
+    free(opts);
     comm_t *c = comm_init(&argc, &argv, &o);
     int r = comm_rank(c), n = comm_world_size(c);
     const char *mode = pos[0];

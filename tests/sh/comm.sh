@@ -1,7 +1,7 @@
 # The comm seam under misbehaviour: every hang becomes one line naming rank, peer, operation and
 # sequence number; the link emulator's timing model holds.
 . "$(dirname "$0")/lib.sh"
-P=$ROOT/build/tests/progs/comm_probe
+P=$BUILD/tests/progs/comm_probe
 start=$(date +%s)
 timeout -k 5 60 "$MPIRUN" -np 2 "$P" deadlock --timeout-s 2 >"$TMP/out" 2>&1
 rc=$?

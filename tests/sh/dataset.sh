@@ -1,6 +1,6 @@
 # The dataset builder is deterministic, the committed fixture is what it builds, errors are clear.
 . "$(dirname "$0")/lib.sh"
-B=$ROOT/build/datasets/build_words
+B=$BUILD/datasets/build_words
 $B --words datasets/fixtures/micro-words.txt --out-dir "$TMP/a" --name micro >/dev/null &&
 $B --words datasets/fixtures/words.txt --out-dir "$TMP/a" --name tiny >/dev/null && \
 $B --words datasets/fixtures/words.txt --out-dir "$TMP/b" --name tiny >/dev/null
@@ -16,7 +16,7 @@ else
     fail "the committed fixture is stale: run 'make fixture' and commit it"
 fi
 expect_error "missing word list" "wamerican" $B --words "$TMP/none.txt" --out-dir "$TMP/c"
-if [ -f build/data/words-train.tok ]; then
+if [ -f build/data/words-train.tok ]; then # the programs' default path, whatever build O is tested
     if $TRAIN --preset tiny --steps 2 --batch 8 --log-every 1000 >"$TMP/log" 2>&1; then
         pass "the default dataset (build/data) loads and trains: $(head -n 1 "$TMP/log")"
     else

@@ -2,8 +2,8 @@
 # tensor changed (tests/progs/dump_edit) — the hint must name what was changed, and the AdamW
 # allowance must excuse a few near-zero-gradient elements but not a class of them nor any other.
 . "$(dirname "$0")/lib.sh"
-EQUIV=$ROOT/build/grading/equiv
-EDIT=$ROOT/build/tests/progs/dump_edit
+EQUIV=$BUILD/grading/equiv
+EDIT=$BUILD/tests/progs/dump_edit
 # 3 ranks of 4 on the committed fixture: grad.wte has 40 exact zeros there (tokens no example of
 # step 1 holds); no other gradient has an element within 1e-6 of 0
 # shellcheck disable=SC2086

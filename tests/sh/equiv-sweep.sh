@@ -13,9 +13,9 @@
 # One PASS line per group; each configuration's worst use of each tolerance is kept, and the
 # totals line gives the worst of all (the margin: 1.0 would be a failure).
 . "$(dirname "$0")/lib.sh"
-EQUIV=${EQUIV_BIN:-$ROOT/build/grading/equiv}
-B=$ROOT/build/solutions
-DATA=$ROOT/build/data/words-train.tok
+EQUIV=${EQUIV_BIN:-$BUILD/grading/equiv}
+B=$BUILD/solutions
+DATA=$BUILD/data/words-train.tok
 [ -f "$DATA" ] || { fail "the word-list data $DATA is missing (make dataset)"; exit 0; }
 F0="--preset tiny --data $DATA --val none --steps 8 --lr 1e-2 --log-every 1000 --clip 0"
 configs=0

@@ -2,7 +2,7 @@
 # written whatever the submission does (crash, hang, compile error), Gradescope output valid,
 # two graders side by side, and a class graded by grade-all.
 . "$(dirname "$0")/lib.sh"
-REPORT=build/grading/report
+REPORT=$BUILD/grading/report
 LESSONS=$(for mk in solutions/[0-9]*/lesson.mk; do basename "$(dirname "$mk")" | cut -c1-2; done)
 
 for L in $LESSONS; do

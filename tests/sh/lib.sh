@@ -5,7 +5,9 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/dpc-shtest.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 export OMPI_MCA_orte_tmpdir_base="$TMP"
 MPIRUN=$ROOT/grading/mpirun
-TRAIN=$ROOT/build/solutions/01-trainer/train
+# the build under test: O=dir (tests/run exports it; build-asan, build-tsan for the sanitizer runs)
+BUILD=$ROOT/${O:-build}
+TRAIN=$BUILD/solutions/01-trainer/train
 FIX=$ROOT/datasets/fixtures/tiny-train.tok
 FIXVAL=$ROOT/datasets/fixtures/tiny-val.tok
 QUICK="--preset tiny --data $FIX --val none --batch 8 --log-every 1000"

@@ -1,6 +1,6 @@
 # Resuming from a checkpoint continues bit-identically: equal loss every step, equal parameters.
 . "$(dirname "$0")/lib.sh"
-EQUIV=$ROOT/build/grading/equiv
+EQUIV=$BUILD/grading/equiv
 F="$QUICK --steps 20 --lr 1e-2 --warmup 3"
 $TRAIN $F --dump "$TMP/full.st" >/dev/null 2>&1 || fail "uninterrupted run"
 $TRAIN $F --save-every 10 --save "$TMP/ck.safetensors" >/dev/null 2>&1 || fail "run that checkpoints"

@@ -16,7 +16,7 @@ fi
 for mk in solutions/*/lesson.mk; do
     d=$(basename "$(dirname "$mk")")
     for bin in $(sed -n 's/^L[0-9]*_MAINS[ \t]*:=[ \t]*//p' "$mk"); do
-        b=build/lessons/$d/${bin%.c}
+        b=$BUILD/lessons/$d/${bin%.c}
         if [ -x "$b" ]; then pass "skeleton of $d builds ($b)"; else fail "skeleton of $d did not build $b"; fi
     done
 done

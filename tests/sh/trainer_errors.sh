@@ -37,10 +37,10 @@ expect_error "missing checkpoint" "not found" $TRAIN $QUICK --steps 5 --resume "
 expect_error "checkpoint past --steps" "raise --steps" $TRAIN $QUICK --steps 2 --resume "$TMP/ck.safetensors"
 
 # DDP programs refuse what cannot be honoured.
-expect_error "empty micro-batches" "some micro-batches would be empty" build/solutions/06-accum/train_accum $QUICK --batch 4 --accum-steps 8 --steps 1
+expect_error "empty micro-batches" "some micro-batches would be empty" $BUILD/solutions/06-accum/train_accum $QUICK --batch 4 --accum-steps 8 --steps 1
 
 # --device cuda where it cannot run: no GPU here (test_gpu exits 77 when it finds none), or no CUDA build.
-if [ -x build/tests/test_gpu ] && build/tests/test_gpu --probe >/dev/null 2>&1; then
+if [ -x $BUILD/tests/test_gpu ] && $BUILD/tests/test_gpu --probe >/dev/null 2>&1; then
     pass "--device cuda: a GPU is present here (the GPU path is checked by tests/gpu/check.sh)"
 else
     expect_error "--device cuda without a GPU" "CUDA" $TRAIN $QUICK --device cuda --steps 1
@@ -49,8 +49,8 @@ else
 fi
 
 # fsdp_consolidate: a shard without its "step" entry is refused in one line (it was a NULL strcmp)
-FSDP=$ROOT/build/solutions/08-fsdp/train_fsdp
-CONS=$ROOT/build/solutions/08-fsdp/fsdp_consolidate
+FSDP=$BUILD/solutions/08-fsdp/train_fsdp
+CONS=$BUILD/solutions/08-fsdp/fsdp_consolidate
 if "$ROOT/grading/mpirun" -np 2 "$FSDP" $QUICK --steps 2 --save "$TMP/sh" >/dev/null 2>&1; then
     # "step" becomes "stXp" with the header checksum recomputed (a crafted file, not a damaged one)
     . "$ROOT/tests/sh/lib_safetensors.sh"
