@@ -10,8 +10,10 @@ $(O)/datasets/build_words: $(O)/datasets/build_words.o $(LIBDPC)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(DATASET): $(O)/datasets/build_words
-	$(O)/datasets/build_words --words $(WORDS) --out-dir $(DATA_DIR) --name words
+# One run writes both files: a pattern rule with two targets tells make so (an explicit rule with
+# two targets would be two rules, and make -j ran build_words twice at once over the same files).
+$(DATA_DIR)/%-train.tok $(DATA_DIR)/%-val.tok: $(O)/datasets/build_words
+	$(O)/datasets/build_words --words $(WORDS) --out-dir $(DATA_DIR) --name $*
 
 # The committed test fixture is rebuilt from the committed word sample (a test checks they agree).
 FIXTURE_WORDS := datasets/fixtures/words.txt
