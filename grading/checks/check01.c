@@ -301,7 +301,7 @@ typedef struct {
 } adamw_errors_t;
 
 /* The update Δθ = θ_after − θ_before itself, to ~1e-6 relative, with lr·λ large, nonzero
- * gradients, random nonzero moments and late steps t. The §7.4 trajectory (1e-6 of θ with
+ * gradients, random nonzero moments and late steps t. The reference trajectory (1e-6 of θ with
  * lr·λ = 1e-5) leaves room for two mistakes: weight decay applied AFTER the Adam update (PyTorch
  * shrinks θ_{t−1}: the two differ by lr·λ·step), and bias corrections 1 − βᵗ computed in float
  * (β rounded to float is off by 1.3e-8, i.e. 1.3e-5 of 1 − β2 at β2 = 0.999 and 1.7e-4 at 0.9999:
@@ -427,7 +427,7 @@ static int adamw_update_check(bool report, double *margin) {
 static int adamw_check(void) {
     int bad = 0;
     adamw_hparams_t hp = {0.9, 0.999, 1e-8, 1e-2};
-    /* 1. the 3-step trajectory of pytorch_semantics.md §7.4, float32, rtol 1e-6 */
+    /* 1. the 3-step reference trajectory of lessons/pytorch-semantics.md#adamw, float32, rtol 1e-6 */
     float th[4] = {1.0f, -2.0f, 0.5f, 3.0f}, m[4] = {0}, v[4] = {0};
     const float g[3][4] = {{0.1f, -0.2f, 0.3f, -0.4f}, {0.05f, 0.1f, -0.3f, 0.2f}, {-0.1f, 0.0f, 0.25f, 1.0f}};
     const double want[3][4] = {{0.998989999, -1.99897993, 0.498995006, 3.00096989},
@@ -440,7 +440,8 @@ static int adamw_check(void) {
         ck_tape("adamw_step trajectory v", v, sizeof v);
         for (int i = 0; i < 4; i++)
             if (!(fabs(th[i] - want[s][i]) <= 1e-6 * fabs(want[s][i]))) {
-                printf("FAIL: the AdamW trajectory of pytorch_semantics.md §7.4 differs at step %d, element %d: got "
+                printf("FAIL: the AdamW reference trajectory (lessons/pytorch-semantics.md#adamw) differs at step %d, "
+                       "element %d: got "
                        "%.9g, PyTorch gives %.9g\n",
                        s + 1, i, (double)th[i], want[s][i]);
                 bad = 1;
@@ -576,8 +577,8 @@ static int adamw_check(void) {
     double margin;
     if (adamw_update_check(!bad, &margin)) bad = 1;
     if (!bad) {
-        printf("AdamW matches PyTorch: §7.4 trajectory (rtol 1e-6), moments, bias correction, ε, decay, and the update "
-               "Δθ to 1e-6 at late steps with lr·λ up to 0.1\n");
+        printf("AdamW matches PyTorch: reference trajectory (rtol 1e-6), moments, bias correction, ε, decay, and the "
+               "update Δθ to 1e-6 at late steps with lr·λ up to 0.1\n");
         printf("margin: worst update error %.2f of the tolerance\n", margin);
     }
     return bad;

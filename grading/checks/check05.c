@@ -1,7 +1,7 @@
 /* check05 — the grader's unit checks of lesson 05 (linked with the submission's lesson-05 code).
  *
  *   check05 buckets   ddp_assign_buckets on layouts with known answers (PyTorch's worked examples of
- *                     pytorch_semantics.md §7.3, a tiny cap, a huge cap, the >= boundary), then on
+ *                     lessons/pytorch-semantics.md#ddp-buckets, a tiny cap, a huge cap, the >= boundary), then on
  *                     layouts generated to expose each kind of mistake (>= in later buckets, 1 MiB
  *                     taken as 10^6, the 1 MiB first bucket under an explicit cap), against an oracle
  *   check05 launch    ddp_grad_ready / ddp_finish with a recording launcher: gradients ready in a
@@ -339,7 +339,7 @@ static void random_cases(unsigned *failed) {
 
 static int buckets_check(void) {
     const size_t MiB = 1 << 20, unset_cap = (size_t)DDP_DEFAULT_BUCKET_CAP_MB << 20;
-    /* pytorch_semantics.md §7.3: fp32 numels; ready order 5,4,3,2,1,0; limits [1 MiB, 25 MiB] when
+    /* lessons/pytorch-semantics.md#ddp-buckets: fp32 numels; ready order 5,4,3,2,1,0; limits [1 MiB, 25 MiB] when
      * bucket_cap_mb is unset, [10 MiB, 10 MiB] for an explicit bucket_cap_mb=10 */
     const size_t torch[6] = {262144, 512, 3276800, 1024, 6553600, 10};
     unsigned failed = 0;

@@ -1,8 +1,10 @@
 /* check07 — the grader's unit checks of lesson 07 (linked with the submission's sampler).
  *
- *   check07 sizes       num_samples / total_size for pytorch_semantics.md §1.5's cases, and exactly (integer
- *                       oracle) at L past 2^32 and where float/double ceil round wrong; invalid ranks
- *   check07 vectors     index lists equal to PyTorch's (§7.2), shuffled and not, padded and not
+ *   check07 sizes       num_samples / total_size for the cases of
+ *                       lessons/pytorch-semantics.md#distributedsampler-sizes, and exactly (integer oracle) at
+ *                       L past 2^32 and where float/double ceil round wrong; invalid ranks
+ *   check07 vectors     index lists equal to PyTorch's, shuffled and not, padded and not
+ *                       (lessons/pytorch-semantics.md#distributedsampler-index-lists)
  *   check07 properties  per epoch: same lengths, coverage, disjointness, padding from the head,
  *                       determinism, set_epoch, against the oracle order in common/data.c */
 #include "checklib.h"
@@ -111,7 +113,9 @@ static int sizes_check(void) {
         printf("FAIL: rank 3 (or -1) of 3 replicas must be refused (PyTorch raises ValueError)\n");
         bad = 1;
     }
-    if (!bad) printf("num_samples and total_size as PyTorch for all of §1.5's cases; invalid ranks refused\n");
+    if (!bad)
+        printf("num_samples and total_size as PyTorch for all the cases of "
+               "lessons/pytorch-semantics.md#distributedsampler-sizes; invalid ranks refused\n");
     return bad;
 }
 
@@ -166,7 +170,9 @@ static int vectors_check(void) {
     bad |= expect_list(7, 2, 0, 1, 0, 0, 1, LIST(4, 5, 2));
     bad |= expect_list(7, 2, 1, 1, 0, 1, 0, LIST(6, 3, 2, 0));
     bad |= expect_list(7, 2, 1, 1, 0, 2, 1, LIST(4, 0, 1));
-    if (!bad) printf("index lists identical to PyTorch's reference vectors (pytorch_semantics.md §7.2)\n");
+    if (!bad)
+        printf("index lists identical to PyTorch's reference vectors "
+               "(lessons/pytorch-semantics.md#distributedsampler-index-lists)\n");
     return bad;
 }
 

@@ -1,6 +1,7 @@
 /* check08 — the grader's unit checks of lesson 08 (linked with the submission's sharding code).
  *
- *   check08 layout                 fsdp_shard_layout: c = ceil(n/N), offsets, for §3.7's (n, N)
+ *   check08 layout                 fsdp_shard_layout: c = ceil(n/N), offsets, for the (n, N) of
+ *                                  lessons/pytorch-semantics.md#fsdp-and-zero-sharding
  *   mpirun -np N check08 collect   fsdp_gather reproduces every unit bit for bit with zero padding at
  *                                  the end; fsdp_reduce_grads leaves Σ/N in the shard (exact inputs),
  *                                  padding 0; fsdp_clip uses the global norm, padding excluded

@@ -1,7 +1,7 @@
 # Lesson 07 — the DistributedSampler (60 points). Sourced by grading/grade.
 C="$PROGS/grading/check07"
 check sizes 10 60 "num_samples and total_size as PyTorch; invalid ranks refused" -- "$C" sizes
-check vectors 10 60 "index lists identical to PyTorch's (pytorch_semantics.md §7.2)" -- "$C" vectors
+check vectors 10 60 "index lists identical to PyTorch's (lessons/pytorch-semantics.md#distributedsampler-index-lists)" -- "$C" vectors
 check properties 10 60 "coverage, disjointness, head padding, strided, set_epoch, determinism" -- "$C" properties
 check own 5 30 "the sampler uses PyTorch's generator and computes its own lists" -- sh "$GRADING/lessons/07-own.sh" "$SUB_OBJS/07-sampler/sampler.o"
 check train2 10 120 "DDP through your sampler on 2 ranks (padded, 4 epochs) == reference over the same global order" -- sh "$GRADING/lessons/07-train.sh" 2 16 --clip 0

@@ -1,4 +1,4 @@
-/* PyTorch's generator and randperm: the reference vectors of pytorch_semantics.md §1.4 and §7.1. */
+/* PyTorch's generator and randperm: the reference vectors of lessons/pytorch-semantics.md#generator-and-randperm. */
 #include "testutil.h"
 
 #include "mt19937.h"

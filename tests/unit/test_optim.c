@@ -1,11 +1,11 @@
-/* Lesson 01's reference optimizer code against PyTorch's numbers (pytorch_semantics.md §5, §7.4). */
+/* Lesson 01's reference optimizer code against PyTorch's numbers (lessons/pytorch-semantics.md#adamw). */
 #include "testutil.h"
 
 #include "optim.h"
 
 #include <math.h>
 
-/* States the acceptance test: AdamW reproduces the 3-step vector of §7.4 within rtol 1e-6. */
+/* States the acceptance test: AdamW reproduces the 3-step reference trajectory within rtol 1e-6. */
 static void adamw_matches_pytorch_3_steps(void **state) {
     (void)state;
     adamw_hparams_t hp = {0.9, 0.999, 1e-8, 1e-2};
