@@ -20,3 +20,13 @@ for mk in solutions/*/lesson.mk; do
         if [ -x "$b" ]; then pass "skeleton of $d builds ($b)"; else fail "skeleton of $d did not build $b"; fi
     done
 done
+# An unfinished lesson 01 says so when run, instead of printing zero losses at absurd speeds.
+"$BUILD/lessons/01-trainer/train" $QUICK --steps 2 >"$TMP/skel.out" 2>&1
+if grep -q "lesson 01's functions look unfinished" "$TMP/skel.out"; then
+    pass "the lesson 01 skeleton's train warns that the functions look unfinished"
+else
+    fail "the lesson 01 skeleton's train gave no warning: $(head -c 300 "$TMP/skel.out")"
+fi
+$TRAIN $QUICK --steps 2 >"$TMP/ref.out" 2>&1
+if grep -q "warning" "$TMP/ref.out"; then fail "the reference train warns: $(grep warning "$TMP/ref.out")"
+else pass "the reference train does not warn"; fi
