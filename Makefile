@@ -234,8 +234,10 @@ grade:
 	@$(MAKE) --no-print-directory -s grader-ready
 	@grading/grade $(LESSON)
 
+# The word-list dataset too, so every lesson command runs after a plain make (where the word list is
+# not installed, the programs point to make dataset, which says what to install).
 all: $(LIBDPC) $(TREE_$(O)/solutions) $(TREE_$(O)/lessons) $(DATASET_TOOLS) $(GRADING_TOOLS) \
-	$(GRADING_CHECKS_$(O)/solutions) $(GRADING_CHECKS_$(O)/lessons)
+	$(GRADING_CHECKS_$(O)/solutions) $(GRADING_CHECKS_$(O)/lessons) $(if $(wildcard $(WORDS)),$(DATASET))
 
 sub: $(LIBDPC) $(TREE_$(O)/solutions) $(GRADING_TOOLS) $(GRADING_CHECKS_$(O)/solutions) \
 	$(TREE_$(SUB_O)) $(GRADING_CHECKS_$(SUB_O))
