@@ -1,5 +1,5 @@
-/* comm_internal.h — what the generic layer (comm.c) and the backends (comm_mpi.c, comm_self.c)
- * share. Not for lesson code. */
+/* comm_internal.h — what the generic layer (comm.c) and the backends (comm_mpi.c, comm_nccl.c,
+ * comm_self.c) share. Not for lesson code. */
 #ifndef DPC_COMM_INTERNAL_H
 #define DPC_COMM_INTERNAL_H
 

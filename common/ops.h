@@ -1,8 +1,14 @@
 /* ops.h — the math the lessons use but do not teach, behind one seam.
  *
  * Lesson code calls ops_*(ops, ...) on buffers that live where the ops context says (host memory for
- * OPS_CPU, device memory for OPS_CUDA). Adding a device therefore adds a backend here and touches no
- * lesson code. Matrices are row-major; a [rows, cols] matrix has leading dimension cols.
+ * OPS_CPU, device memory for OPS_CUDA). For the operations below, a new device is a new backend here
+ * and nothing else. Not all device code is behind this seam, though: the kernels that ARE lesson
+ * material dispatch in lesson code, on `#ifdef DPC_HAVE_CUDA` and ops->backend == OPS_CUDA —
+ * lesson 01's cross-entropy (model.c) and optimizer step (optim.c; train.c picks
+ * train_step_device), lesson 03's reduce_add (collective.c) — and the trainers choose the backend
+ * by name (trainer.c, bench_allreduce.c) and give DDP's and FSDP's communication a context of its
+ * own (ddp.c, fsdp.c). A new device needs those too. Matrices are row-major; a [rows, cols] matrix
+ * has leading dimension cols.
  *
  * CPU backend: GEMM through CBLAS (OpenBLAS, one thread per rank by default: ranks are the
  * parallelism), the rest plain loops in a fixed order, so results are deterministic run to run. */

@@ -21,9 +21,10 @@ static int model_check(void) {
     bad |= close_to("amdahl_speedup(0.95, 8)", T(amdahl_speedup(0.95, 8)), 1 / (0.05 + 0.95 / 8), 1e-12, "1/((1−p) + p/N)");
     bad |= close_to("amdahl_speedup(0.95, 1e6)", T(amdahl_speedup(0.95, 1000000)), 1 / (0.05 + 0.95e-6), 1e-9, "tends to 1/(1−p) = 20");
     bad |= close_to("amdahl_speedup(1, 64)", T(amdahl_speedup(1.0, 64)), 64, 1e-12, NULL);
-    /* the source chapter: 7B parameters in bf16, |g| = 14 GB, large N: ~2·|g|/B */
-    bad |= close_to("ring_allreduce_time(14e9 B, N=1024, α=0, NVLink 600 GB/s)", T(ring_allreduce_time(14e9, 1024, 0, 600e9)),
-                    2.0 * 1023 / 1024 * 14e9 / 600e9, 1e-12, "2(N−1)/N · |g| / β: about 47 ms");
+    /* the lesson's example: 7B parameters in bf16, |g| = 14 GB, large N: ~2·|g|/β, with β one direction
+     * of the link (NVLink 4: 450 GB/s each way, as common/link.c's "nvlink" preset) */
+    bad |= close_to("ring_allreduce_time(14e9 B, N=1024, α=0, NVLink 450 GB/s)", T(ring_allreduce_time(14e9, 1024, 0, 450e9)),
+                    2.0 * 1023 / 1024 * 14e9 / 450e9, 1e-12, "2(N−1)/N · |g| / β: about 62 ms");
     bad |= close_to("ring_allreduce_time(14e9 B, N=64, α=0, InfiniBand 25 GB/s)", T(ring_allreduce_time(14e9, 64, 0, 25e9)),
                     2.0 * 63 / 64 * 14e9 / 25e9, 1e-12, "over a second");
     bad |= close_to("ring_allreduce_time(1e6 B, N=4, α=1e-5, β=1e9)", T(ring_allreduce_time(1e6, 4, 1e-5, 1e9)),

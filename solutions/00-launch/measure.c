@@ -40,6 +40,7 @@ int main(int argc, char **argv) {
     int n = 0;
     pingpong(c, buf, 1, 5); /* warm up: connections, page faults */
     if (r == 0) printf("%12s %14s %14s\n", "bytes", "one-way (us)", "GB/s");
+    /* 0 bytes first: the empty message measures α directly; then 8 B and every fourfold size */
     for (size_t b = 0; b <= (size_t)max_bytes && n < 40; b = b ? b * 4 : 8) {
         int it = b > (1u << 20) ? (iters + 3) / 4 : iters;
         /* the fastest of `repeat` ping-pongs: on a busy machine other work only ever ADDS time (a

@@ -6,7 +6,9 @@
 #
 # Strong scaling: a FIXED global batch (LAB_BATCH, default 3360 = a multiple of 1..8) split over N
 # ranks, one bucket, no overlap — so a step is compute/min(N, cores) plus the all-reduces, which is
-# what the model says. The ranks share this machine's cores; the emulated link (not the CPU) is what
+# what the model says. One bucket because --bucket-cap-mb is explicit: like PyTorch, an explicit cap
+# applies to the first bucket too (only the unset default has a 1 MiB first bucket); the model is
+# given the run's own bucket count from --ddp-log all the same. The ranks share this machine's cores; the emulated link (not the CPU) is what
 # the extra ranks cost. For every link (LAB_LINKS, default "nvlink ib": fast in-node, slow
 # cross-node) and N in LAB_NS (default 1..8): out/model_<link>.txt (predicted and measured step
 # times, speed-up, efficiency T1/(N·TN), error), and scaling.png.

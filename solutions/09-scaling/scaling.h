@@ -4,7 +4,8 @@
  *   ring all-reduce:   T_ar(N) = 2(N−1)·α + 2(N−1)/N · |g| / β   (lesson 04)
  *   DDP's buckets:     b all-reduces of |g|/b bytes: b·2(N−1)·α + 2(N−1)/N · |g| / β
  *   one step:          T(N) = T_compute(N) + T_ar(N)             without overlap
- *                      T(N) = max(T_compute(N), T_ar(N))         with perfect overlap
+ *                      T(N) = max(T_compute(N), T_ar(N))         with overlap: a lower bound of
+ *                                   T_fwd + max(T_bwd, T_ar) + T_opt (only backward hides it, lesson 05)
  *   compute:           T_compute(N) = T_compute(1) / min(N, cores)   (a fixed global batch split N
  *                                     ways, on a machine with `cores` cores for all the ranks)
  *   speed-up S = T(1)/T(N);  efficiency E = T(1) / (N · T(N)) */

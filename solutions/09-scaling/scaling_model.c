@@ -63,7 +63,7 @@ int main(int argc, char **argv) {
         {"cores", CLI_INT, &cores, "cores shared by all ranks", .min = 1, .max = 1 << 20},
         {"buckets", CLI_INT, &buckets, "all-reduces per step (DDP's buckets)", .min = 1, .max = 1 << 20},
         {"max-ranks", CLI_INT, &max_ranks, "largest N", .min = 1, .max = 1 << 20},
-        {"overlap", CLI_FLAG, &overlap, "assume perfect overlap: max(compute, comm)"},
+        {"overlap", CLI_FLAG, &overlap, "assume overlap: max(compute, comm), a lower bound (only backward hides comm)"},
         {"measured", CLI_STRING, &measured, "file of \"N milliseconds\" lines to compare with"},
         CLI_END,
     };
