@@ -43,7 +43,8 @@ export NO_MPI NO_CUDA NO_NCCL
 
 CONFIG := $(O)/config.mk
 NOPROBE_GOALS := deps clean help skeletons test demo test-sanitize
-ifneq ($(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all)),)
+PROBE := $(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all))
+ifneq ($(PROBE),)
 -include $(CONFIG)
 ifneq ($(PROBED_FLAGS),$(NO_MPI)$(NO_CUDA)$(NO_NCCL))
 $(CONFIG): FORCE
@@ -96,11 +97,20 @@ override LDLIBS := $(BLAS_LIBS) -lcjson $(CUDA_LIBS) -lm -lpthread$(if $(USER_LD
 # apply in every tree (solutions/, lessons/, a submission): the reference and the skeletons pass them.
 WNARROW := -Wconversion -Wno-sign-conversion
 
-# Objects depend on the probe results and on the flags: change either and they are rebuilt.
+# Objects depend on the probe results and on the flags: change either and they are rebuilt. The
+# stamp is written by a recipe, so only a build that runs rewrites it: not make -n (which still
+# lists what new flags would rebuild), and not the goals that skip the probe (test, demo, help...),
+# whose flags lack the probed ones and would otherwise make the next plain make rebuild everything.
 FLAGS_STAMP := $(O)/flags.txt
-ifneq ($(wildcard $(CONFIG)),)
-$(shell mkdir -p $(O); printf '%s\n' '$(CC) $(CFLAGS) $(NVCCFLAGS) $(WNARROW)' | cmp -s - $(FLAGS_STAMP) || printf '%s\n' '$(CC) $(CFLAGS) $(NVCCFLAGS) $(WNARROW)' > $(FLAGS_STAMP))
+FLAGS_LINE := $(CC) $(CFLAGS) $(NVCCFLAGS) $(WNARROW)
+ifneq ($(PROBE),)
+ifneq ($(strip $(shell cat $(FLAGS_STAMP) 2>/dev/null)),$(strip $(FLAGS_LINE)))
+$(FLAGS_STAMP): FORCE
 endif
+endif
+$(FLAGS_STAMP):
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(FLAGS_LINE)' > $@
 BUILD_DEPS := $(CONFIG) $(FLAGS_STAMP)
 
 # Quiet by default: "CC file" per compile; V=1 prints the full commands.
