@@ -56,7 +56,11 @@ FORCE:
 
 # ---- compilers and flags ----------------------------------------------------------------------
 CC := $(or $(MPICC),cc)
-WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
+# -Wshadow: an inner k, i or n that hides an outer one is a classic wrong-index bug in this course's
+# loops. -Wmissing-prototypes: a non-static function must be declared in a header (or made static),
+# so a signature that drifts from its header is caught. -Wstrict-prototypes: f() is f(void).
+# Sanitizer builds (SANITIZE=...) use the same list, and so does every tree (a submission too).
+WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers -Wshadow -Wmissing-prototypes -Wstrict-prototypes
 # The user's additions (command line only, see the header), kept apart and appended last so that
 # they win (-O0 after -O2). CFLAGS itself is then overridden with the whole set: every compile and
 # link line, here and in the included .mk files, uses $(CFLAGS).
