@@ -50,6 +50,6 @@ double fsdp_clip(fsdp_t *f, double max_norm) {
     // TODO(08 fsdp_clip): sumsq = Σ g² over this rank's REAL elements of every unit's shard (a shard
     //   holds chunk floats, of which max(0, min(chunk, numel − r·chunk)) are real); all-reduce it over
     //   the ranks with ring_allreduce (lesson 04) on f->host_coll (the number is on the host even when
-    //   the shards are on a GPU); then clip_grad_norm_given.
-    return clip_grad_norm_given(f->t->ops, f->shard_grads, f->shard_numel, max_norm, sumsq);
+    //   the shards are on a GPU); then clip_grad_norm_from_sumsq.
+    return clip_grad_norm_from_sumsq(f->t->ops, f->shard_grads, f->shard_numel, max_norm, sumsq);
 }

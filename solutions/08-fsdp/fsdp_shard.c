@@ -69,7 +69,7 @@ double fsdp_clip(fsdp_t *f, double max_norm) {
     // TODO(08 fsdp_clip): sumsq = Σ g² over this rank's REAL elements of every unit's shard (a shard
     //   holds chunk floats, of which max(0, min(chunk, numel − r·chunk)) are real); all-reduce it over
     //   the ranks with ring_allreduce (lesson 04) on f->host_coll (the number is on the host even when
-    //   the shards are on a GPU); then clip_grad_norm_given.
+    //   the shards are on a GPU); then clip_grad_norm_from_sumsq.
     // BEGIN SOLUTION
     for (int u = 0; u < f->nunits; u++) {
         const fsdp_unit_t *x = &f->units[u];
@@ -81,5 +81,5 @@ double fsdp_clip(fsdp_t *f, double max_norm) {
     ring_allreduce(&f->host_coll, &total, 1, REDOP_SUM);
     sumsq = total;
     // END SOLUTION
-    return clip_grad_norm_given(f->t->ops, f->shard_grads, f->shard_numel, max_norm, sumsq);
+    return clip_grad_norm_from_sumsq(f->t->ops, f->shard_grads, f->shard_numel, max_norm, sumsq);
 }
