@@ -35,8 +35,8 @@ typedef struct {
     allreduce_fn fn; /* NULL: the library's */
 } algo_t;
 
-static void lib_allreduce(coll_t *k, float *buf, size_t count, redop_t op) {
-    comm_lib_allreduce(k->comm, buf, buf, count, DT_F32, op);
+static void lib_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
+    comm_lib_allreduce(coll->comm, buf, buf, count, DT_F32, op);
 }
 
 static const algo_t all_algos[] = {
@@ -138,8 +138,8 @@ int main(int argc, char **argv) {
     int N = comm_world_size(c), r = comm_rank(c);
     if (r == 0) dp_check_output("--tsv", tsv);
     ops_t *ops = ops_create(!strcmp(device, "cuda") ? OPS_CUDA : OPS_CPU, 1);
-    coll_t k;
-    coll_init(&k, c, ops);
+    coll_t coll;
+    coll_init(&coll, c, ops);
     size_t maxcount = end / 4;
     float *buf = ops_alloc(ops, maxcount);          /* what the all-reduces work on (host or GPU) */
     float *host = dp_aligned_alloc(maxcount * sizeof(float)); /* the check's inputs and results */
@@ -171,7 +171,7 @@ int main(int argc, char **argv) {
             if (check) {
                 for (size_t i = 0; i < count; i++) host[i] = input(r, i);
                 ops_from_host(ops, buf, host, count);
-                fn(&k, buf, count, REDOP_SUM);
+                fn(&coll, buf, count, REDOP_SUM);
                 ops_to_host(ops, host, buf, count);
                 for (size_t i = 0; i < count; i++) {
                     double s = 0;
@@ -183,10 +183,10 @@ int main(int argc, char **argv) {
                 wrong = all;
             }
             int n_iter = iters ? iters : (int)fmin(200, fmax(5, 0.2 / (size * 2e-10 * N + 20e-6)));
-            for (int w = 0; w < warmup; w++) fn(&k, buf, count, REDOP_SUM);
+            for (int w = 0; w < warmup; w++) fn(&coll, buf, count, REDOP_SUM);
             comm_barrier(c);
             double t0 = dp_now();
-            for (int it = 0; it < n_iter; it++) fn(&k, buf, count, REDOP_SUM);
+            for (int it = 0; it < n_iter; it++) fn(&coll, buf, count, REDOP_SUM);
             ops_sync(ops); /* the last reduction kernel too */
             double t = (dp_now() - t0) / n_iter, tsum = 0;
             comm_lib_allreduce(c, &t, &tsum, 1, DT_F64, REDOP_SUM);
@@ -211,7 +211,7 @@ int main(int argc, char **argv) {
         if (out && (fflush(out) != 0 || ferror(out) || fclose(out) != 0))
             dp_fatal("cannot write %s: %s", tsv, strerror(errno ? errno : EIO));
     }
-    coll_free(&k);
+    coll_free(&coll);
     ops_free(ops, buf);
     free(host);
     free(list);

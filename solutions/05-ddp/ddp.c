@@ -211,8 +211,8 @@ cli_opt_t *ddp_cli_options(ddp_options_t *o) {
     return cli_join(table, (const cli_opt_t[]){CLI_END});
 }
 
-static void lib_allreduce(coll_t *k, float *buf, size_t count, redop_t op) {
-    comm_lib_allreduce(k->comm, buf, buf, count, DT_F32, op);
+static void lib_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
+    comm_lib_allreduce(coll->comm, buf, buf, count, DT_F32, op);
 }
 
 void ddp_setup(ddp_t *d, trainer_t *t, const ddp_options_t *o) {

@@ -39,16 +39,16 @@ void fsdp_shard_layout(fsdp_t *f, const model_t *m) {
     // END SOLUTION
 }
 
-void fsdp_gather(fsdp_t *f, coll_t *k, int u, float *full) {
+void fsdp_gather(fsdp_t *f, coll_t *coll, int u, float *full) {
     const fsdp_unit_t *x = &f->units[u];
     // TODO(08 fsdp_gather): copy the shard (f->shard_params + shard_offset, chunk floats) to
-    //   full + r·chunk with ops_copy on k->ops (the prefetch thread's k has its own GPU stream, and
-    //   the copy must be ordered before the gather's transfers), then all_gather(k, full, N·chunk).
+    //   full + r·chunk with ops_copy on coll->ops (the prefetch thread's coll has its own GPU stream, and
+    //   the copy must be ordered before the gather's transfers), then all_gather(coll, full, N·chunk).
     // BEGIN SOLUTION
-    ops_copy(k->ops, f->shard_params + x->shard_offset, full + (size_t)f->rank * x->chunk, x->chunk);
-    all_gather(k, full, (size_t)f->world_size * x->chunk);
+    ops_copy(coll->ops, f->shard_params + x->shard_offset, full + (size_t)f->rank * x->chunk, x->chunk);
+    all_gather(coll, full, (size_t)f->world_size * x->chunk);
     // END SOLUTION
-    // SKELETON: (void)x, (void)k, (void)full;
+    // SKELETON: (void)x, (void)coll, (void)full;
 }
 
 void fsdp_reduce_grads(fsdp_t *f, int u, float *full_grad) {
