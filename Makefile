@@ -43,7 +43,8 @@ export NO_MPI NO_CUDA NO_NCCL
 
 CONFIG := $(O)/config.mk
 NOPROBE_GOALS := deps clean help skeletons test demo test-sanitize
-ifneq ($(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all)),)
+PROBE := $(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all))
+ifneq ($(PROBE),)
 -include $(CONFIG)
 ifneq ($(PROBED_FLAGS),$(NO_MPI)$(NO_CUDA)$(NO_NCCL))
 $(CONFIG): FORCE
@@ -55,7 +56,11 @@ FORCE:
 
 # ---- compilers and flags ----------------------------------------------------------------------
 CC := $(or $(MPICC),cc)
-WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
+# -Wshadow: an inner k, i or n that hides an outer one is a classic wrong-index bug in this course's
+# loops. -Wmissing-prototypes: a non-static function must be declared in a header (or made static),
+# so a signature that drifts from its header is caught. -Wstrict-prototypes: f() is f(void).
+# Sanitizer builds (SANITIZE=...) use the same list, and so does every tree (a submission too).
+WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers -Wshadow -Wmissing-prototypes -Wstrict-prototypes
 # The user's additions (command line only, see the header), kept apart and appended last so that
 # they win (-O0 after -O2). CFLAGS itself is then overridden with the whole set: every compile and
 # link line, here and in the included .mk files, uses $(CFLAGS).
@@ -96,11 +101,20 @@ override LDLIBS := $(BLAS_LIBS) -lcjson $(CUDA_LIBS) -lm -lpthread$(if $(USER_LD
 # apply in every tree (solutions/, lessons/, a submission): the reference and the skeletons pass them.
 WNARROW := -Wconversion -Wno-sign-conversion
 
-# Objects depend on the probe results and on the flags: change either and they are rebuilt.
+# Objects depend on the probe results and on the flags: change either and they are rebuilt. The
+# stamp is written by a recipe, so only a build that runs rewrites it: not make -n (which still
+# lists what new flags would rebuild), and not the goals that skip the probe (test, demo, help...),
+# whose flags lack the probed ones and would otherwise make the next plain make rebuild everything.
 FLAGS_STAMP := $(O)/flags.txt
-ifneq ($(wildcard $(CONFIG)),)
-$(shell mkdir -p $(O); printf '%s\n' '$(CC) $(CFLAGS) $(NVCCFLAGS) $(WNARROW)' | cmp -s - $(FLAGS_STAMP) || printf '%s\n' '$(CC) $(CFLAGS) $(NVCCFLAGS) $(WNARROW)' > $(FLAGS_STAMP))
+FLAGS_LINE := $(CC) $(CFLAGS) $(NVCCFLAGS) $(WNARROW)
+ifneq ($(PROBE),)
+ifneq ($(strip $(shell cat $(FLAGS_STAMP) 2>/dev/null)),$(strip $(FLAGS_LINE)))
+$(FLAGS_STAMP): FORCE
 endif
+endif
+$(FLAGS_STAMP):
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(FLAGS_LINE)' > $@
 BUILD_DEPS := $(CONFIG) $(FLAGS_STAMP)
 
 # Quiet by default: "CC file" per compile; V=1 prints the full commands.

@@ -24,6 +24,11 @@ $(O)/tests/progs/%: $(O)/tests/progs/%.o $(LIBDPC)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 test-build: $(TEST_PROGS)
 
+# Test objects are made by a chain of pattern rules (.c -> .o -> program), so make would delete them
+# as intermediates after the first build, and the next make (whose .d files now name them) would
+# compile them all again.
+.SECONDARY: $(addsuffix .o,$(UNIT_BINS) $(TEST_PROGS))
+
 # The long sweep of equiv's tolerances (tests/sh/equiv-sweep.sh; `make test` runs its short form):
 # the reference DDP (ring, tree) and FSDP over seeds x world sizes 1-5 x batch sizes — no false
 # failures allowed. SEEDS=n widens it (default 6: 252 configurations, about 15 minutes on 2 cores).

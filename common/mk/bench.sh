@@ -40,12 +40,12 @@ for np in ${BENCH_NPS:-2 3 4}; do
         /^#/ { next }
         { bw[$1 "," $3] = $6; sizes[$1] = 1; memcpy = $9 }
         END {
-            printf "np=%d  ring/mpi:", np
+            printf "np=%d  ring/lib:", np
             n = 0
             for (s in sizes) if (s + 0 >= 1048576) list[++n] = s + 0
             for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (list[j] < list[i]) { t = list[i]; list[i] = list[j]; list[j] = t }
             for (i = 1; i <= n; i++) {
-                s = list[i]; r = bw[s ",ring"] / bw[s ",mpi"]; p = bw[s ",ring-pipe"] / bw[s ",mpi"]
+                s = list[i]; r = bw[s ",ring"] / bw[s ",lib"]; p = bw[s ",ring-pipe"] / bw[s ",lib"]
                 printf "  %gMiB %.2fx (pipelined %.2fx)", s / 1048576, r, p
             }
             printf "\n"
@@ -96,7 +96,7 @@ GP
             *) echo "set title '$(basename "$f" .tsv | sed 's/allreduce_np//') ranks, shared memory'" ;; esac
             printf 'plot '
             sep=""
-            for a in naive ring tree ring-pipe mpi; do
+            for a in naive ring tree ring-pipe lib; do
                 grep -q "	$a	" "$f" || continue
                 printf "%s'< grep \"\t%s\t\" %s' using 1:%s with linespoints title '%s'" "$sep" "$a" "$f" "$col" "$a"
                 sep=", "

@@ -100,19 +100,19 @@ static int traffic_ok(const allreduce_spec_t *spec, int rank, int N, size_t coun
     return ok;
 }
 
-int allreduce_sweep(coll_t *k, const allreduce_spec_t *spec) {
-    comm_t *c = k->comm;
+int allreduce_sweep(coll_t *coll, const allreduce_spec_t *spec) {
+    comm_t *c = coll->comm;
     int N = comm_world_size(c), rank = comm_rank(c), bad = 0;
     size_t maxlen = spec->max_count ? spec->max_count : (size_t)1 << 20;
     size_t lengths[] = {0, 1, (size_t)(N - 1), (size_t)N, (size_t)N + 1, 1009, maxlen};
     float *buf = dp_malloc(maxlen * 4), *want = dp_malloc(maxlen * 4);
     comm_peer_counters_t *peers = dp_calloc((size_t)N, sizeof *peers), *peers0 = dp_calloc((size_t)N, sizeof *peers);
     /* on a GPU context the all-reduce works on a device copy; the checks below read it back */
-    float *dev = k->ops->backend == OPS_CUDA ? ops_alloc(k->ops, maxlen) : NULL;
+    float *dev = coll->ops->backend == OPS_CUDA ? ops_alloc(coll->ops, maxlen) : NULL;
     /* count what ops_scale does on this rank; the context is the check's own (ops_create), so
      * writing its counter pointer through coll_t's const view is sound */
     uint64_t scaled = 0;
-    ((ops_t *)k->ops)->scaled = &scaled;
+    ((ops_t *)coll->ops)->scaled = &scaled;
     for (int o = 0; o < 2 && !bad; o++) {
         redop_t op = o == 0 ? REDOP_SUM : REDOP_AVG;
         for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
@@ -124,16 +124,16 @@ int allreduce_sweep(coll_t *k, const allreduce_spec_t *spec) {
                 want[i] = (float)s; /* exact */
                 if (op == REDOP_AVG) want[i] = want[i] * (1.0f / (float)N);
             }
-            /* every communicator of the process, not only k->comm: traffic on a dup counts too */
+            /* every communicator of the process, not only coll->comm: traffic on a dup counts too */
             comm_counters_t before = comm_process_counters(c);
             for (int p = 0; p < N; p++) peers0[p] = comm_process_peer_counters(c, p);
             scaled = 0;
             if (dev) {
-                ops_from_host(k->ops, dev, buf, count);
-                spec->fn(k, dev, count, op);
-                ops_to_host(k->ops, buf, dev, count);
+                ops_from_host(coll->ops, dev, buf, count);
+                spec->fn(coll, dev, count, op);
+                ops_to_host(coll->ops, buf, dev, count);
             } else {
-                spec->fn(k, buf, count, op);
+                spec->fn(coll, buf, count, op);
             }
             comm_counters_t d = comm_counters_diff(comm_process_counters(c), before);
             for (int p = 0; p < N; p++) peers[p] = comm_peer_counters_diff(comm_process_peer_counters(c, p), peers0[p]);
@@ -182,8 +182,8 @@ int allreduce_sweep(coll_t *k, const allreduce_spec_t *spec) {
             }
         }
     }
-    ((ops_t *)k->ops)->scaled = NULL;
-    if (dev) ops_free(k->ops, dev);
+    ((ops_t *)coll->ops)->scaled = NULL;
+    if (dev) ops_free(coll->ops, dev);
     if (!bad && rank == 0) {
         char top[32];
         if (maxlen == (size_t)1 << 20)

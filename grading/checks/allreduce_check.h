@@ -39,8 +39,8 @@ typedef struct {
 } allreduce_spec_t;
 
 /* Run the sweep: lengths {0, 1, N-1, N, N+1, 1009, max_count}, SUM then AVG, on every rank (a
- * collective over k->comm). Prints what is wrong, on the rank that sees it. Returns 0 when every
+ * collective over coll->comm). Prints what is wrong, on the rank that sees it. Returns 0 when every
  * rank passed everything (the result is agreed over all ranks). */
-int allreduce_sweep(coll_t *k, const allreduce_spec_t *spec);
+int allreduce_sweep(coll_t *coll, const allreduce_spec_t *spec);
 
 #endif

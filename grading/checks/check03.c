@@ -109,8 +109,8 @@ static int allreduce_check(void) {
     comm_opts_default(&o);
     comm_t *c = comm_init(NULL, NULL, &o);
     ops_t *ops = ops_create(OPS_CPU, 1);
-    coll_t k;
-    coll_init(&k, c, ops);
+    coll_t coll;
+    coll_init(&coll, c, ops);
     const allreduce_spec_t spec = {
         .name = "naive_allreduce",
         .fn = naive_allreduce,
@@ -121,8 +121,8 @@ static int allreduce_check(void) {
         .scale_hint = "only rank 0 averages (once, before it sends the result); the workers receive the finished "
                       "average and must not scale it",
     };
-    int bad = allreduce_sweep(&k, &spec);
-    coll_free(&k);
+    int bad = allreduce_sweep(&coll, &spec);
+    coll_free(&coll);
     comm_finalize(c);
     ops_destroy(ops);
     return bad;

@@ -208,21 +208,21 @@ static void peer_traffic(comm_t *c, const comm_peer_counters_t *before, comm_pee
     ck_tape(what, d, (size_t)N * sizeof *d);
 }
 
-static comm_t *start(coll_t *k, ops_t **ops) {
+static comm_t *start(coll_t *coll, ops_t **ops) {
     comm_opts_t o;
     comm_opts_default(&o);
     comm_t *c = comm_init(NULL, NULL, &o);
     *ops = ops_create(OPS_CPU, 1);
-    coll_init(k, c, *ops);
+    coll_init(coll, c, *ops);
     return c;
 }
 
 static float value(int rank, size_t i) { return (float)((int)((rank * 5 + i * 3) % 32) - 16) * (1.0f / 64.0f); }
 
 static int halves_check(void) {
-    coll_t k;
+    coll_t coll;
     ops_t *ops;
-    comm_t *c = start(&k, &ops);
+    comm_t *c = start(&coll, &ops);
     int N = comm_world_size(c), r = comm_rank(c), bad = 0;
     size_t counts[] = {1, (size_t)N + 1, 1009, 100000};
     comm_peer_counters_t *before_p = dp_calloc((size_t)N, sizeof *before_p), *d_p = dp_calloc((size_t)N, sizeof *d_p);
@@ -231,7 +231,7 @@ static int halves_check(void) {
         float *buf = dp_malloc(count * 4);
         for (size_t i = 0; i < count; i++) buf[i] = value(r, i);
         for (int p = 0; p < N; p++) before_p[p] = comm_process_peer_counters(c, p);
-        reduce_scatter(&k, buf, count);
+        reduce_scatter(&coll, buf, count);
         char what[128];
         snprintf(what, sizeof what, "reduce_scatter, N=%d, count=%zu: traffic by peer", N, count);
         peer_traffic(c, before_p, d_p, what);
@@ -255,7 +255,7 @@ static int halves_check(void) {
         for (size_t i = 0; i < count; i++) buf[i] = -1.0f;
         for (size_t i = off; i < off + len; i++) buf[i] = 1000.0f + (float)r + (float)(i % 64) / 64.0f;
         for (int p = 0; p < N; p++) before_p[p] = comm_process_peer_counters(c, p);
-        all_gather(&k, buf, count);
+        all_gather(&coll, buf, count);
         snprintf(what, sizeof what, "all_gather, N=%d, count=%zu: result", N, count);
         ck_tape(what, buf, count * 4);
         snprintf(what, sizeof what, "all_gather, N=%d, count=%zu: traffic by peer", N, count);
@@ -296,10 +296,10 @@ static int halves_check(void) {
 }
 
 static int sweep(allreduce_spec_t spec) {
-    coll_t k;
+    coll_t coll;
     ops_t *ops;
-    comm_t *c = start(&k, &ops);
-    int bad = allreduce_sweep(&k, &spec);
+    comm_t *c = start(&coll, &ops);
+    int bad = allreduce_sweep(&coll, &spec);
     comm_finalize(c);
     ops_destroy(ops);
     return bad;
@@ -320,11 +320,11 @@ static int ring_gpu_check(void) {
     comm_opts_t o;
     comm_opts_default(&o);
     comm_t *c = comm_init(NULL, NULL, &o);
-    coll_t k;
+    coll_t coll;
     ops_t *ops = ops_create(OPS_CUDA, 1);
-    coll_init(&k, c, ops);
+    coll_init(&coll, c, ops);
     allreduce_spec_t spec = ring_spec(0);
-    int bad = allreduce_sweep(&k, &spec);
+    int bad = allreduce_sweep(&coll, &spec);
     comm_finalize(c);
     ops_destroy(ops);
     return bad;

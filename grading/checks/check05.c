@@ -420,8 +420,8 @@ static struct {
     long long allreduce_count; /* elements in the first call */
 } H;
 
-static void record_allreduce(coll_t *k, float *buf, size_t count, redop_t op) {
-    (void)k, (void)buf, (void)op;
+static void record_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
+    (void)coll, (void)buf, (void)op;
     if (H.allreduce_calls++ == 0) H.allreduce_count = (long long)count;
 }
 

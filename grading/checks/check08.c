@@ -265,7 +265,7 @@ static int collect_check(void) {
         if (fabs(norm - want) > 1e-5 * want) {
             printf("FAIL: fsdp_clip on rank %d: the norm is %.6g, the global norm is %.6g", r, norm, want);
             if (norm == 0)
-                printf(" — Σ g² was never computed (or never reached clip_grad_norm_given): add up the squares of this "
+                printf(" — Σ g² was never computed (or never reached clip_grad_norm_from_sumsq): add up the squares of this "
                        "rank's real elements, then all-reduce the sum");
             else if (N > 1 && fabs(norm - sqrt((double)mine)) <= 1e-5 * want)
                 printf(" — this is this rank's LOCAL norm (its %zu real elements): all-reduce Σ g² over the ranks "

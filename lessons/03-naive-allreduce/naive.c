@@ -9,12 +9,12 @@
  * other ranks send and receive |g| once. Simple and correct — and the reason lesson 04 exists.
  *
  * Rules: in place; count may be 0 (then nothing is sent); REDOP_AVG divides the sum by N (multiply
- * by 1/N with ops_scale); receive into coll_scratch(k, count) and add with reduce_add. Use only
- * comm_send / comm_recv (k->comm). */
+ * by 1/N with ops_scale); receive into coll_scratch(coll, count) and add with reduce_add. Use only
+ * comm_send / comm_recv (coll->comm). */
 #include "collective.h"
 
-void naive_allreduce(coll_t *k, float *buf, size_t count, redop_t op) {
-    comm_t *c = k->comm;
+void naive_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
+    comm_t *c = coll->comm;
     int N = comm_world_size(c), rank = comm_rank(c);
     if (count == 0) return;
     // TODO(03 naive_allreduce): rank 0 adds every other rank's buffer into its own (and averages if

@@ -31,8 +31,8 @@ void chunk_range(size_t count, int N, int i, size_t *offset, size_t *length) {
     *length = 0;
 }
 
-void reduce_scatter(coll_t *k, float *buf, size_t count) {
-    comm_t *c = k->comm;
+void reduce_scatter(coll_t *coll, float *buf, size_t count) {
+    comm_t *c = coll->comm;
     int N = comm_world_size(c), r = comm_rank(c);
     if (N == 1) return;
     int right = (r + 1) % N, left = (r - 1 + N) % N;
@@ -41,8 +41,8 @@ void reduce_scatter(coll_t *k, float *buf, size_t count) {
     (void)buf, (void)count, (void)right, (void)left, (void)mod;
 }
 
-void all_gather(coll_t *k, float *buf, size_t count) {
-    comm_t *c = k->comm;
+void all_gather(coll_t *coll, float *buf, size_t count) {
+    comm_t *c = coll->comm;
     int N = comm_world_size(c), r = comm_rank(c);
     if (N == 1) return;
     int right = (r + 1) % N, left = (r - 1 + N) % N;
@@ -51,8 +51,8 @@ void all_gather(coll_t *k, float *buf, size_t count) {
     (void)buf, (void)count, (void)right, (void)left;
 }
 
-void ring_allreduce(coll_t *k, float *buf, size_t count, redop_t op) {
+void ring_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
     // TODO(04 ring_allreduce): reduce_scatter; for REDOP_AVG scale your own chunk by 1/N (each rank
     //   scales 1/N of the buffer, not all of it); all_gather.
-    (void)k, (void)buf, (void)count, (void)op;
+    (void)coll, (void)buf, (void)count, (void)op;
 }

@@ -19,8 +19,8 @@
  * messages for the tree; bandwidth wins large ones for the ring. */
 #include "ring.h"
 
-void tree_allreduce(coll_t *k, float *buf, size_t count, redop_t op) {
-    comm_t *c = k->comm;
+void tree_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
+    comm_t *c = coll->comm;
     int N = comm_world_size(c), r = comm_rank(c);
     if (count == 0) return;
     int top = 1; /* the smallest power of two >= N */

@@ -30,12 +30,12 @@ void fsdp_shard_layout(fsdp_t *f, const model_t *m) {
     //   shard_offset = the running total of the chunks before it; then shard_numel = that total.
 }
 
-void fsdp_gather(fsdp_t *f, coll_t *k, int u, float *full) {
+void fsdp_gather(fsdp_t *f, coll_t *coll, int u, float *full) {
     const fsdp_unit_t *x = &f->units[u];
     // TODO(08 fsdp_gather): copy the shard (f->shard_params + shard_offset, chunk floats) to
-    //   full + r·chunk with ops_copy on k->ops (the prefetch thread's k has its own GPU stream, and
-    //   the copy must be ordered before the gather's transfers), then all_gather(k, full, N·chunk).
-    (void)x, (void)k, (void)full;
+    //   full + r·chunk with ops_copy on coll->ops (the prefetch thread's coll has its own GPU stream, and
+    //   the copy must be ordered before the gather's transfers), then all_gather(coll, full, N·chunk).
+    (void)x, (void)coll, (void)full;
 }
 
 void fsdp_reduce_grads(fsdp_t *f, int u, float *full_grad) {
@@ -50,6 +50,6 @@ double fsdp_clip(fsdp_t *f, double max_norm) {
     // TODO(08 fsdp_clip): sumsq = Σ g² over this rank's REAL elements of every unit's shard (a shard
     //   holds chunk floats, of which max(0, min(chunk, numel − r·chunk)) are real); all-reduce it over
     //   the ranks with ring_allreduce (lesson 04) on f->host_coll (the number is on the host even when
-    //   the shards are on a GPU); then clip_grad_norm_given.
-    return clip_grad_norm_given(f->t->ops, f->shard_grads, f->shard_numel, max_norm, sumsq);
+    //   the shards are on a GPU); then clip_grad_norm_from_sumsq.
+    return clip_grad_norm_from_sumsq(f->t->ops, f->shard_grads, f->shard_numel, max_norm, sumsq);
 }

@@ -88,14 +88,14 @@ static float clip_coef(double norm, double max_norm) {
     return (float)(coef > 1.0 ? 1.0 : coef);
 }
 
-double clip_grad_norm_given(const ops_t *ops, float *grads, size_t n, double max_norm, double sumsq) {
+double clip_grad_norm_from_sumsq(const ops_t *ops, float *grads, size_t n, double max_norm, double sumsq) {
     double norm = sqrt(sumsq);
     if (max_norm > 0) ops_scale(ops, grads, clip_coef(norm, max_norm), n);
     return norm;
 }
 
 double clip_grad_norm_ops(const ops_t *ops, float *grads, size_t n, double max_norm) {
-    return clip_grad_norm_given(ops, grads, n, max_norm, ops_sumsq(ops, grads, n));
+    return clip_grad_norm_from_sumsq(ops, grads, n, max_norm, ops_sumsq(ops, grads, n));
 }
 
 double clip_grad_norm(float *grads, size_t n, double max_norm) {

@@ -54,7 +54,7 @@ double clip_grad_norm(float *grads, size_t n, double max_norm);
 /* The same for gradients in a context's memory (a GPU's), with ops_sumsq and ops_scale. */
 double clip_grad_norm_ops(const ops_t *ops, float *grads, size_t n, double max_norm);
 /* The same, given the squared norm already (the sharded version of lesson 08 sums it first). */
-double clip_grad_norm_given(const ops_t *ops, float *grads, size_t n, double max_norm, double sumsq);
+double clip_grad_norm_from_sumsq(const ops_t *ops, float *grads, size_t n, double max_norm, double sumsq);
 
 /* Learning rate at step s (0-based): linear warmup over `warmup` steps from lr/warmup to lr, then
  * cosine decay to lr·min_ratio at step `total`. */

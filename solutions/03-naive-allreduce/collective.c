@@ -5,28 +5,28 @@
 #include "ops_cuda.h"
 #endif
 
-void coll_init(coll_t *k, comm_t *comm, const ops_t *ops) {
-    k->comm = comm;
-    k->ops = ops;
+void coll_init(coll_t *coll, comm_t *comm, const ops_t *ops) {
+    coll->comm = comm;
+    coll->ops = ops;
     /* device buffers: the comm seam orders its transfers after the kernels queued on ops's stream */
     if (ops && ops_stream(ops)) comm_set_stream(comm, ops_stream(ops));
-    k->scratch = NULL;
-    k->scratch_count = 0;
+    coll->scratch = NULL;
+    coll->scratch_count = 0;
 }
 
-void coll_free(coll_t *k) {
-    if (k->scratch) ops_free(k->ops, k->scratch);
-    k->scratch = NULL;
-    k->scratch_count = 0;
+void coll_free(coll_t *coll) {
+    if (coll->scratch) ops_free(coll->ops, coll->scratch);
+    coll->scratch = NULL;
+    coll->scratch_count = 0;
 }
 
-float *coll_scratch(coll_t *k, size_t count) {
-    if (count > k->scratch_count) {
-        if (k->scratch) ops_free(k->ops, k->scratch);
-        k->scratch = ops_alloc(k->ops, count);
-        k->scratch_count = count;
+float *coll_scratch(coll_t *coll, size_t count) {
+    if (count > coll->scratch_count) {
+        if (coll->scratch) ops_free(coll->ops, coll->scratch);
+        coll->scratch = ops_alloc(coll->ops, count);
+        coll->scratch_count = count;
     }
-    return k->scratch;
+    return coll->scratch;
 }
 
 void reduce_add(const ops_t *ops, float *acc, const float *in, size_t n) {

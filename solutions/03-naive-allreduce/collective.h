@@ -25,12 +25,12 @@ typedef struct {
     size_t scratch_count;
 } coll_t;
 
-typedef void (*allreduce_fn)(coll_t *k, float *buf, size_t count, redop_t op);
+typedef void (*allreduce_fn)(coll_t *coll, float *buf, size_t count, redop_t op);
 
-void coll_init(coll_t *k, comm_t *comm, const ops_t *ops);
-void coll_free(coll_t *k);
+void coll_init(coll_t *coll, comm_t *comm, const ops_t *ops);
+void coll_free(coll_t *coll);
 /* A scratch buffer of at least `count` floats, in the buffers' memory (kept between calls). */
-float *coll_scratch(coll_t *k, size_t count);
+float *coll_scratch(coll_t *coll, size_t count);
 
 /* acc[i] += in[i] for i < n: the reduction every all-reduce is built from. Runs the C loop on the
  * host and the CUDA kernel when the buffers live on the GPU. */
@@ -41,6 +41,6 @@ void reduce_add_cuda(float *acc, const float *in, size_t n, void *stream);
 #endif
 
 /* Lesson 03: reduce everything to rank 0, then rank 0 sends the result to every rank. */
-void naive_allreduce(coll_t *k, float *buf, size_t count, redop_t op);
+void naive_allreduce(coll_t *coll, float *buf, size_t count, redop_t op);
 
 #endif

@@ -13,7 +13,8 @@
  * A separate untimed pass per size checks the result exactly (inputs are small integers × 2^-6, so
  * every order of additions gives the same bits); #wrong counts the wrong elements over all ranks
  * and a non-zero total makes the exit status 1. Algorithms side by side: naive (lesson 03), ring and
- * tree (lesson 04), ring-pipelined (lesson 04, going further), mpi (MPI_Allreduce, the baseline).
+ * tree (lesson 04), ring-pipelined (lesson 04, going further), lib (the comm library's: MPI_Allreduce, or
+ * ncclAllReduce under --comm nccl; the baseline).
  * The memcpy bandwidth of one thread on rank 0 (16 MiB) is measured in the same run, for scale.
  * --tsv writes every row for plotting. */
 #include "cli.h"
@@ -34,16 +35,16 @@ typedef struct {
     allreduce_fn fn; /* NULL: the library's */
 } algo_t;
 
-static void lib_allreduce(coll_t *k, float *buf, size_t count, redop_t op) {
-    comm_lib_allreduce(k->comm, buf, buf, count, DT_F32, op);
+static void lib_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
+    comm_lib_allreduce(coll->comm, buf, buf, count, DT_F32, op);
 }
 
 static const algo_t all_algos[] = {
     {"naive", naive_allreduce}, {"ring", ring_allreduce}, {"tree", tree_allreduce},
-    {"ring-pipe", ring_allreduce_pipelined}, {"mpi", lib_allreduce}, {NULL, NULL},
+    {"ring-pipe", ring_allreduce_pipelined}, {"lib", lib_allreduce}, {NULL, NULL},
 };
 
-/* The largest size: MPI counts are ints, and the mpi algorithm sends the whole buffer at once. */
+/* The largest size: MPI counts are ints, and the lib algorithm sends the whole buffer at once. */
 #define MAX_SIZE ((double)INT_MAX * sizeof(float))
 
 static size_t parse_size(const char *opt, const char *s) {
@@ -72,10 +73,10 @@ static int parse_algos(char *list, const algo_t **algos, int max) {
         if (next) *next++ = 0;
         if (!*tok)
             cli_usage_error("--algos has an empty name; give a comma-separated list of naive, ring, tree, "
-                            "ring-pipe, mpi");
+                            "ring-pipe, lib");
         const algo_t *a = all_algos;
         while (a->name && strcmp(a->name, tok)) a++;
-        if (!a->name) cli_usage_error("unknown algorithm '%s' in --algos (naive, ring, tree, ring-pipe, mpi)", tok);
+        if (!a->name) cli_usage_error("unknown algorithm '%s' in --algos (naive, ring, tree, ring-pipe, lib)", tok);
         for (int i = 0; i < n; i++)
             if (algos[i] == a) cli_usage_error("--algos names '%s' twice", tok);
         if (n < max) algos[n++] = a;
@@ -106,7 +107,7 @@ static double memcpy_bandwidth(void) {
 int main(int argc, char **argv) {
     comm_opts_t copts;
     comm_opts_default(&copts);
-    const char *begin_s = "8", *end_s = "64M", *algos_s = "naive,ring,tree,ring-pipe,mpi", *tsv = NULL;
+    const char *begin_s = "8", *end_s = "64M", *algos_s = "naive,ring,tree,ring-pipe,lib", *tsv = NULL;
     int factor = 4, warmup = 3, iters = 0;
     bool check = true;
     const char *device = "cpu";
@@ -116,7 +117,7 @@ int main(int argc, char **argv) {
         {"factor", CLI_INT, &factor, "multiply the size by this each time", .min = 2, .max = 1024},
         {"warmup", CLI_INT, &warmup, "untimed calls per size", .min = 0, .max = 1000},
         {"iters", CLI_INT, &iters, "timed calls per size (0: about 0.2 s worth, 5..200)", .min = 0, .max = 100000},
-        {"algos", CLI_STRING, &algos_s, "comma-separated: naive,ring,tree,ring-pipe,mpi"},
+        {"algos", CLI_STRING, &algos_s, "comma-separated: naive,ring,tree,ring-pipe,lib"},
         {"check", CLI_FLAG, &check, "run the exact correctness pass"},
         {"device", CLI_CHOICE, &device, "where the buffer lives (cuda: the reduction kernel, device transfers)",
          .choices = "cpu|cuda"},
@@ -137,8 +138,8 @@ int main(int argc, char **argv) {
     int N = comm_world_size(c), r = comm_rank(c);
     if (r == 0) dp_check_output("--tsv", tsv);
     ops_t *ops = ops_create(!strcmp(device, "cuda") ? OPS_CUDA : OPS_CPU, 1);
-    coll_t k;
-    coll_init(&k, c, ops);
+    coll_t coll;
+    coll_init(&coll, c, ops);
     size_t maxcount = end / 4;
     float *buf = ops_alloc(ops, maxcount);          /* what the all-reduces work on (host or GPU) */
     float *host = dp_aligned_alloc(maxcount * sizeof(float)); /* the check's inputs and results */
@@ -170,7 +171,7 @@ int main(int argc, char **argv) {
             if (check) {
                 for (size_t i = 0; i < count; i++) host[i] = input(r, i);
                 ops_from_host(ops, buf, host, count);
-                fn(&k, buf, count, REDOP_SUM);
+                fn(&coll, buf, count, REDOP_SUM);
                 ops_to_host(ops, host, buf, count);
                 for (size_t i = 0; i < count; i++) {
                     double s = 0;
@@ -182,10 +183,10 @@ int main(int argc, char **argv) {
                 wrong = all;
             }
             int n_iter = iters ? iters : (int)fmin(200, fmax(5, 0.2 / (size * 2e-10 * N + 20e-6)));
-            for (int w = 0; w < warmup; w++) fn(&k, buf, count, REDOP_SUM);
+            for (int w = 0; w < warmup; w++) fn(&coll, buf, count, REDOP_SUM);
             comm_barrier(c);
             double t0 = dp_now();
-            for (int it = 0; it < n_iter; it++) fn(&k, buf, count, REDOP_SUM);
+            for (int it = 0; it < n_iter; it++) fn(&coll, buf, count, REDOP_SUM);
             ops_sync(ops); /* the last reduction kernel too */
             double t = (dp_now() - t0) / n_iter, tsum = 0;
             comm_lib_allreduce(c, &t, &tsum, 1, DT_F64, REDOP_SUM);
@@ -210,7 +211,7 @@ int main(int argc, char **argv) {
         if (out && (fflush(out) != 0 || ferror(out) || fclose(out) != 0))
             dp_fatal("cannot write %s: %s", tsv, strerror(errno ? errno : EIO));
     }
-    coll_free(&k);
+    coll_free(&coll);
     ops_free(ops, buf);
     free(host);
     free(list);

@@ -36,8 +36,8 @@ void chunk_range(size_t count, int N, int i, size_t *offset, size_t *length) {
     // SKELETON: *length = 0;
 }
 
-void reduce_scatter(coll_t *k, float *buf, size_t count) {
-    comm_t *c = k->comm;
+void reduce_scatter(coll_t *coll, float *buf, size_t count) {
+    comm_t *c = coll->comm;
     int N = comm_world_size(c), r = comm_rank(c);
     if (N == 1) return;
     int right = (r + 1) % N, left = (r - 1 + N) % N;
@@ -45,20 +45,20 @@ void reduce_scatter(coll_t *k, float *buf, size_t count) {
     //   from the left into coll_scratch and reduce_add it into that chunk.
     // BEGIN SOLUTION
     size_t base = count / (size_t)N;
-    float *in = coll_scratch(k, base + 1);
+    float *in = coll_scratch(coll, base + 1);
     for (int s = 0; s < N - 1; s++) {
         size_t so, sl, ro, rl;
         chunk_range(count, N, mod(r - 1 - s, N), &so, &sl);
         chunk_range(count, N, mod(r - 2 - s, N), &ro, &rl);
         comm_sendrecv(c, buf + so, sl, right, in, rl, left, DT_F32);
-        reduce_add(k->ops, buf + ro, in, rl);
+        reduce_add(coll->ops, buf + ro, in, rl);
     }
     // END SOLUTION
     // SKELETON: (void)buf, (void)count, (void)right, (void)left, (void)mod;
 }
 
-void all_gather(coll_t *k, float *buf, size_t count) {
-    comm_t *c = k->comm;
+void all_gather(coll_t *coll, float *buf, size_t count) {
+    comm_t *c = coll->comm;
     int N = comm_world_size(c), r = comm_rank(c);
     if (N == 1) return;
     int right = (r + 1) % N, left = (r - 1 + N) % N;
@@ -75,18 +75,18 @@ void all_gather(coll_t *k, float *buf, size_t count) {
     // SKELETON: (void)buf, (void)count, (void)right, (void)left;
 }
 
-void ring_allreduce(coll_t *k, float *buf, size_t count, redop_t op) {
+void ring_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
     // TODO(04 ring_allreduce): reduce_scatter; for REDOP_AVG scale your own chunk by 1/N (each rank
     //   scales 1/N of the buffer, not all of it); all_gather.
     // BEGIN SOLUTION
-    int N = comm_world_size(k->comm), r = comm_rank(k->comm);
-    reduce_scatter(k, buf, count);
+    int N = comm_world_size(coll->comm), r = comm_rank(coll->comm);
+    reduce_scatter(coll, buf, count);
     if (op == REDOP_AVG) {
         size_t off, len;
         chunk_range(count, N, r, &off, &len);
-        ops_scale(k->ops, buf + off, 1.0f / (float)N, len);
+        ops_scale(coll->ops, buf + off, 1.0f / (float)N, len);
     }
-    all_gather(k, buf, count);
+    all_gather(coll, buf, count);
     // END SOLUTION
-    // SKELETON: (void)k, (void)buf, (void)count, (void)op;
+    // SKELETON: (void)coll, (void)buf, (void)count, (void)op;
 }

@@ -16,16 +16,16 @@
 /* Where chunk i of a count-element buffer split over N ranks starts, and how long it is. */
 void chunk_range(size_t count, int N, int i, size_t *offset, size_t *length);
 
-void reduce_scatter(coll_t *k, float *buf, size_t count);
-void all_gather(coll_t *k, float *buf, size_t count);
-void ring_allreduce(coll_t *k, float *buf, size_t count, redop_t op);
+void reduce_scatter(coll_t *coll, float *buf, size_t count);
+void all_gather(coll_t *coll, float *buf, size_t count);
+void ring_allreduce(coll_t *coll, float *buf, size_t count, redop_t op);
 
 /* Binomial-tree all-reduce: ⌈log2 N⌉ rounds up to rank 0, ⌈log2 N⌉ rounds back down. */
-void tree_allreduce(coll_t *k, float *buf, size_t count, redop_t op);
+void tree_allreduce(coll_t *coll, float *buf, size_t count, redop_t op);
 
 /* Going further (reference only): the ring with every chunk cut into sub-chunks of at most
  * `piece` floats, each reduced right after it arrives, while it is still in cache. */
-void ring_allreduce_pipelined(coll_t *k, float *buf, size_t count, redop_t op);
+void ring_allreduce_pipelined(coll_t *coll, float *buf, size_t count, redop_t op);
 #define RING_PIECE_FLOATS (64 * 1024)
 
 #endif

@@ -9,12 +9,12 @@
 
 static int mod(int a, int n) { return ((a % n) + n) % n; }
 
-void ring_allreduce_pipelined(coll_t *k, float *buf, size_t count, redop_t op) {
-    comm_t *c = k->comm;
+void ring_allreduce_pipelined(coll_t *coll, float *buf, size_t count, redop_t op) {
+    comm_t *c = coll->comm;
     int N = comm_world_size(c), r = comm_rank(c);
     if (N > 1) {
         int right = (r + 1) % N, left = (r - 1 + N) % N;
-        float *in = coll_scratch(k, RING_PIECE_FLOATS);
+        float *in = coll_scratch(coll, RING_PIECE_FLOATS);
         for (int s = 0; s < N - 1; s++) { /* reduce-scatter, piece by piece */
             size_t so, sl, ro, rl;
             chunk_range(count, N, mod(r - 1 - s, N), &so, &sl);
@@ -25,14 +25,14 @@ void ring_allreduce_pipelined(coll_t *k, float *buf, size_t count, redop_t op) {
                 size_t sn = p < sl ? (sl - p < RING_PIECE_FLOATS ? sl - p : RING_PIECE_FLOATS) : 0;
                 size_t rn = p < rl ? (rl - p < RING_PIECE_FLOATS ? rl - p : RING_PIECE_FLOATS) : 0;
                 comm_sendrecv(c, buf + so + p, sn, sn || p == 0 ? right : -1, in, rn, rn || p == 0 ? left : -1, DT_F32);
-                reduce_add(k->ops, buf + ro + p, in, rn);
+                reduce_add(coll->ops, buf + ro + p, in, rn);
             }
         }
     }
     if (op == REDOP_AVG) {
         size_t off, len;
         chunk_range(count, N, r, &off, &len);
-        ops_scale(k->ops, buf + off, 1.0f / (float)N, len);
+        ops_scale(coll->ops, buf + off, 1.0f / (float)N, len);
     }
-    all_gather(k, buf, count); /* nothing to add: whole chunks move best */
+    all_gather(coll, buf, count); /* nothing to add: whole chunks move best */
 }

@@ -19,8 +19,8 @@
  * messages for the tree; bandwidth wins large ones for the ring. */
 #include "ring.h"
 
-void tree_allreduce(coll_t *k, float *buf, size_t count, redop_t op) {
-    comm_t *c = k->comm;
+void tree_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
+    comm_t *c = coll->comm;
     int N = comm_world_size(c), r = comm_rank(c);
     if (count == 0) return;
     int top = 1; /* the smallest power of two >= N */
@@ -29,7 +29,7 @@ void tree_allreduce(coll_t *k, float *buf, size_t count, redop_t op) {
     //   REDOP_AVG, then the broadcast rounds down (from your parent, then to r + d for d below your
     //   lowest set bit, largest d first). Receive into coll_scratch, add with reduce_add.
     // BEGIN SOLUTION
-    float *in = coll_scratch(k, count);
+    float *in = coll_scratch(coll, count);
     for (int d = 1; d < top; d <<= 1) {
         if (r & d) {
             comm_send(c, buf, count, DT_F32, r - d);
@@ -37,10 +37,10 @@ void tree_allreduce(coll_t *k, float *buf, size_t count, redop_t op) {
         }
         if (r + d < N) {
             comm_recv(c, in, count, DT_F32, r + d);
-            reduce_add(k->ops, buf, in, count);
+            reduce_add(coll->ops, buf, in, count);
         }
     }
-    if (r == 0 && op == REDOP_AVG) ops_scale(k->ops, buf, 1.0f / (float)N, count);
+    if (r == 0 && op == REDOP_AVG) ops_scale(coll->ops, buf, 1.0f / (float)N, count);
     int lowbit = r == 0 ? top : (r & -r);
     if (r != 0) comm_recv(c, buf, count, DT_F32, r - lowbit);
     for (int d = lowbit >> 1; d >= 1; d >>= 1)

@@ -202,7 +202,7 @@ cli_opt_t *ddp_cli_options(ddp_options_t *o) {
     o->ddp_log = NULL;
     const cli_opt_t table[] = {
         {"bucket-cap-mb", CLI_FLOAT, &o->bucket_cap_mb, "cap of every bucket, the first included, in MiB of gradients (PyTorch's bucket_cap_mb); 0 = unset: 25 MiB with a 1 MiB first bucket", .min = 0, .max = 1e6},
-        {"allreduce", CLI_CHOICE, &o->allreduce, "the all-reduce of each bucket", .choices = "ring|tree|naive|mpi"},
+        {"allreduce", CLI_CHOICE, &o->allreduce, "the all-reduce of each bucket (lib: the comm library's, MPI or NCCL under --comm)", .choices = "ring|tree|naive|lib"},
         {"no-overlap", CLI_FLAG, &o->no_overlap, "launch every bucket after backward (to measure what overlap buys)"},
         {"init-seed-per-rank", CLI_FLAG, &o->init_seed_per_rank, "initialise ranks other than 0 from other seeds (the broadcast must make them rank 0)"},
         {"ddp-log", CLI_STRING, &o->ddp_log, "write the buckets and the launch order of the last step (JSON) here"},
@@ -211,8 +211,8 @@ cli_opt_t *ddp_cli_options(ddp_options_t *o) {
     return cli_join(table, (const cli_opt_t[]){CLI_END});
 }
 
-static void lib_allreduce(coll_t *k, float *buf, size_t count, redop_t op) {
-    comm_lib_allreduce(k->comm, buf, buf, count, DT_F32, op);
+static void lib_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
+    comm_lib_allreduce(coll->comm, buf, buf, count, DT_F32, op);
 }
 
 void ddp_setup(ddp_t *d, trainer_t *t, const ddp_options_t *o) {
@@ -220,7 +220,7 @@ void ddp_setup(ddp_t *d, trainer_t *t, const ddp_options_t *o) {
     if (o->init_seed_per_rank && t->rank != 0) model_reset_params(&t->model, t->cfg.seed + 1000 + (uint64_t)t->rank);
     allreduce_fn fn = !strcmp(o->allreduce, "tree")    ? tree_allreduce
                       : !strcmp(o->allreduce, "naive") ? naive_allreduce
-                      : !strcmp(o->allreduce, "mpi")   ? lib_allreduce
+                      : !strcmp(o->allreduce, "lib")   ? lib_allreduce
                                                        : ring_allreduce;
     /* PyTorch: first_bucket_bytes_cap = _DEFAULT_FIRST_BUCKET_BYTES only when bucket_cap_mb was left
      * None; an explicit bucket_cap_mb (even 25) caps every bucket, the first included */

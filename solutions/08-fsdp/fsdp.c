@@ -136,17 +136,17 @@ static void post_backward(void *ctx, int u) {
 /* Assemble a sharded array (shard_params or shard_grads) in full on rank 0, unit by unit. */
 static void assemble(trainer_t *t, const float *shard, float *out) {
     fsdp_t *f = t->ext;
-    coll_t k;
-    coll_init(&k, t->infra, t->ops);
+    coll_t coll;
+    coll_init(&coll, t->infra, t->ops);
     for (int u = 0; u < f->nunits; u++) {
         size_t c = f->units[u].chunk, n = full_count(f, u);
         float *tmp = ops_alloc(t->ops, n);
         ops_copy(t->ops, shard + f->units[u].shard_offset, tmp + (size_t)f->rank * c, c);
-        all_gather(&k, tmp, n);
+        all_gather(&coll, tmp, n);
         if (t->rank == 0) ops_to_host(t->ops, out + t->model.unit_offset[u], tmp, f->units[u].numel);
         ops_free(t->ops, tmp);
     }
-    coll_free(&k);
+    coll_free(&coll);
 }
 
 static void full_params(trainer_t *t, float *out) { assemble(t, ((fsdp_t *)t->ext)->shard_params, out); }

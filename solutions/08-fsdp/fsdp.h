@@ -64,7 +64,7 @@ typedef struct {
 void fsdp_shard_layout(fsdp_t *f, const model_t *m);
 /* Assemble unit u in full (N·c floats) from every rank's shard with lesson 04's all_gather: put this
  * rank's shard at chunk r of `full`, then all-gather. */
-void fsdp_gather(fsdp_t *f, coll_t *k, int u, float *full);
+void fsdp_gather(fsdp_t *f, coll_t *coll, int u, float *full);
 /* full_grad holds this rank's gradient of unit u (N·c, zero padding): average it over the ranks with
  * lesson 04's reduce_scatter (pre-dividing by N) and ADD chunk r into this rank's gradient shard. */
 void fsdp_reduce_grads(fsdp_t *f, int u, float *full_grad);

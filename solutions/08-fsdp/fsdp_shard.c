@@ -39,16 +39,16 @@ void fsdp_shard_layout(fsdp_t *f, const model_t *m) {
     // END SOLUTION
 }
 
-void fsdp_gather(fsdp_t *f, coll_t *k, int u, float *full) {
+void fsdp_gather(fsdp_t *f, coll_t *coll, int u, float *full) {
     const fsdp_unit_t *x = &f->units[u];
     // TODO(08 fsdp_gather): copy the shard (f->shard_params + shard_offset, chunk floats) to
-    //   full + r·chunk with ops_copy on k->ops (the prefetch thread's k has its own GPU stream, and
-    //   the copy must be ordered before the gather's transfers), then all_gather(k, full, N·chunk).
+    //   full + r·chunk with ops_copy on coll->ops (the prefetch thread's coll has its own GPU stream, and
+    //   the copy must be ordered before the gather's transfers), then all_gather(coll, full, N·chunk).
     // BEGIN SOLUTION
-    ops_copy(k->ops, f->shard_params + x->shard_offset, full + (size_t)f->rank * x->chunk, x->chunk);
-    all_gather(k, full, (size_t)f->world_size * x->chunk);
+    ops_copy(coll->ops, f->shard_params + x->shard_offset, full + (size_t)f->rank * x->chunk, x->chunk);
+    all_gather(coll, full, (size_t)f->world_size * x->chunk);
     // END SOLUTION
-    // SKELETON: (void)x, (void)k, (void)full;
+    // SKELETON: (void)x, (void)coll, (void)full;
 }
 
 void fsdp_reduce_grads(fsdp_t *f, int u, float *full_grad) {
@@ -69,7 +69,7 @@ double fsdp_clip(fsdp_t *f, double max_norm) {
     // TODO(08 fsdp_clip): sumsq = Σ g² over this rank's REAL elements of every unit's shard (a shard
     //   holds chunk floats, of which max(0, min(chunk, numel − r·chunk)) are real); all-reduce it over
     //   the ranks with ring_allreduce (lesson 04) on f->host_coll (the number is on the host even when
-    //   the shards are on a GPU); then clip_grad_norm_given.
+    //   the shards are on a GPU); then clip_grad_norm_from_sumsq.
     // BEGIN SOLUTION
     for (int u = 0; u < f->nunits; u++) {
         const fsdp_unit_t *x = &f->units[u];
@@ -81,5 +81,5 @@ double fsdp_clip(fsdp_t *f, double max_norm) {
     ring_allreduce(&f->host_coll, &total, 1, REDOP_SUM);
     sumsq = total;
     // END SOLUTION
-    return clip_grad_norm_given(f->t->ops, f->shard_grads, f->shard_numel, max_norm, sumsq);
+    return clip_grad_norm_from_sumsq(f->t->ops, f->shard_grads, f->shard_numel, max_norm, sumsq);
 }

@@ -106,9 +106,9 @@ for dev in cpu cuda; do
         --val none --log-every 1000
 done
 step "bench: ring busbw, device buffers" bench-ring-cuda.log 120 grading/mpirun -np 2 \
-    build/solutions/04-ring-allreduce/bench_allreduce --device cuda --begin 1M --end 64M --algos ring,mpi
+    build/solutions/04-ring-allreduce/bench_allreduce --device cuda --begin 1M --end 64M --algos ring,lib
 step "bench: ring busbw, host buffers" bench-ring-cpu.log 120 grading/mpirun -np 2 \
-    build/solutions/04-ring-allreduce/bench_allreduce --begin 1M --end 64M --algos ring,mpi
+    build/solutions/04-ring-allreduce/bench_allreduce --begin 1M --end 64M --algos ring,lib
 
 {
     echo

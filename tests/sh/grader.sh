@@ -45,6 +45,8 @@ mk_sub() { # mk_sub NAME FILE SED_EXPR
 mk_sub crash train_step.c 's|    model_zero_grad(m);|    model_zero_grad(m); if (t->step == 2) *(volatile int *)0 = 1;|'
 mk_sub hang linear.c 's|    ops_colsum_acc(ops, dy, B, out, db);|    for (volatile int spin = 1; spin;) { } ops_colsum_acc(ops, dy, B, out, db);|'
 mk_sub broken xent.c 's|    float scale = grad_scale / (float)B;|    float scale = grad_scale / (float)B syntax error|'
+# -Wshadow is one of the course's warnings (an error under -Werror): the student sees the compiler's line.
+mk_sub shadow adamw.c 's|        float g = grads\[i\];|        float g = grads[i]; { size_t n = 1; (void)n; }|'
 
 grading/grade 01 --submission "$TMP/crash" --format gradescope --out "$TMP/crash.json" >"$TMP/g" 2>&1
 if grep -q 'signal 11 (SEGV)' "$TMP/g" && $REPORT --validate "$TMP/crash.json" >/dev/null; then
@@ -68,6 +70,13 @@ if [ $rc = 1 ] && grep -q 'does not compile' "$TMP/g" && [ "$(grep -c 'syntax er
     pass "a submission that does not compile: the compiler's error said once, every check at 0, results written"
 else
     fail "non-compiling submission: exit $rc, $(head -n 5 "$TMP/g")"
+fi
+grading/grade 01 --submission "$TMP/shadow" >"$TMP/g" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q "adamw.c:[0-9]*:[0-9]*: error: declaration of .*n.* shadows a parameter" "$TMP/g"; then
+    pass "a shadowed variable does not build, and the grader shows the compiler's line"
+else
+    fail "shadowed variable: exit $rc, $(head -n 5 "$TMP/g")"
 fi
 
 # Two graders at once on one machine must not collide (scratch dirs, MPI session dirs, ports).
