@@ -1,25 +1,8 @@
 /* ring.c — the ring all-reduce: reduce-scatter, then all-gather, N−1 steps each.
  *
- * Ranks form a ring; each step, every rank sends one chunk to its right neighbour and receives one
- * from its left, at the same time (comm_sendrecv: no deadlock, every link busy):
- *
- *            ┌──► 1 ──┐
- *            0        2          rank r sends to (r+1) % N, receives from (r−1+N) % N
- *            └─── 3 ◄─┘
- *
- * Reduce-scatter, N = 4: in step s rank r sends chunk (r−1−s) and adds the chunk (r−2−s) it
- * receives (indices mod N). Each chunk travels around the ring collecting one addend per hop:
- *
- *   step     rank 0 sends/adds   rank 1        rank 2        rank 3
- *    0         c3 / c2           c0 / c3       c1 / c0       c2 / c1
- *    1         c2 / c1           c3 / c2       c0 / c3       c1 / c0
- *    2         c1 / c0 ✓         c2 / c1 ✓     c3 / c2 ✓     c0 / c3 ✓     (✓: chunk r complete)
- *
- * After N−1 steps rank r holds the full sum of chunk r. All-gather then passes the finished chunks
- * around once more: in step s rank r sends chunk (r−s) and receives chunk (r−1−s), copying it.
- *
- * Every rank sends N−1 chunks in each phase: 2(N−1)/N·|g| bytes in all, whatever N — the
- * minimum any all-reduce can achieve, and no rank does more than another. */
+ * The schedule (which chunk each rank sends and adds in step s), its table for N = 4 and the proof
+ * that 2(N−1)/N·|g| bytes per rank is the least any all-reduce can send are in one place:
+ * lessons/04-ring-allreduce/README.md, "The ring". What the functions guarantee is in ring.h. */
 #include "ring.h"
 
 static int mod(int a, int n) { return ((a % n) + n) % n; }
