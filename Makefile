@@ -9,6 +9,7 @@
 #   make grade LESSON=01      grade your lessons/ (see grading/README.md)
 #   make bench      benchmarks (ratios against library baselines measured in the same run)
 #   make skeletons  regenerate lessons/ student files from solutions/
+#   make student-release OUT=dir  the course without solutions/ (for students; see grading/README.md)
 #   make deps       install the Debian packages the course needs
 #   make compdb     write compile_commands.json for editors
 #   make clean      remove build/ (the next make probes again)
@@ -98,7 +99,7 @@ override LDLIBS := $(BLAS_LIBS) -lcjson $(CUDA_LIBS) -lm -lpthread$(if $(USER_LD
 # (int rank times size_t chunk) are left out: they are everywhere in correct code, and -Wsign-compare
 # (in -Wextra) already rejects an int loop index compared with a size_t bound. Not caught: an
 # unsigned index compared with a size_t bound (no narrowing happens), and explicit casts. The flags
-# apply in every tree (solutions/, lessons/, a submission): the reference and the skeletons pass them.
+# apply in every tree (the reference, lessons/, a submission): the reference and the skeletons pass them.
 WNARROW := -Wconversion -Wno-sign-conversion
 
 # Objects depend on the probe results and on the flags: change either and they are rebuilt. The
@@ -153,6 +154,10 @@ ifeq ($(HAVE_CUDA),1)
 COMMON_OBJS += $(patsubst common/%.cu,$(O)/common/%.cu.o,$(COMMON_CU))
 endif
 LIBDPC := $(O)/common/libdpc.a
+# The grader's oracle of PyTorch's DistributedSampler (grading/sampler_oracle.h): the reference
+# trainer's --order sampler uses it. Its own archive, linked before libdpc.a into every program, and
+# not one a student file may call (grading/grade's forbidden-call check lists only the course's).
+ORACLE_LIB := $(O)/grading/liboracle.a
 
 $(O)/common/%.o: common/%.c $(BUILD_DEPS)
 	$(call compile_c,$@,$<,)
@@ -164,25 +169,46 @@ $(LIBDPC): $(COMMON_OBJS)
 	$(Q)ar rcs $@ $^
 
 # ---- lessons -----------------------------------------------------------------------------------
-# Each solutions/NN-name/lesson.mk declares, for lesson NN:
+# Each lessons/NN-name/lesson.mk declares, for lesson NN:
 #   LNN_NAME    directory name            LNN_SRCS    library sources (no main)
 #   LNN_STUDENT the student's files       LNN_MAINS   sources with a main(), one program each
 #   LNN_USES    earlier lessons it links  (their reference build, or yours with STACK=own)
 #   LNN_CU      CUDA sources, compiled with nvcc into the library when the CUDA Toolkit is found
-# A "tree" supplies the student's files: solutions/ (the reference), lessons/ (you), or any
-# submission directory the grader points at. Every other file always comes from solutions/.
+# Everything of lesson NN but the student's files is given: it lives in lessons/NN-name/ beside the
+# lesson text and is compiled once, into $(O)/given/. A "tree" supplies the student's files: REF (the
+# reference solutions, solutions/ by default; a student release has none), lessons/ (you), or any
+# submission directory the grader points at. Each tree's libNN.a is the given objects + its own.
+REF ?= solutions
+HAVE_REF := $(if $(wildcard $(REF)/*/*.c),1)
 LESSONS :=
-include $(sort $(wildcard solutions/*/lesson.mk))
+include $(sort $(wildcard lessons/*/lesson.mk))
+
+is_student = $(filter $(2),$(L$(1)_STUDENT))
+# $(1)=lesson $(2)=out dir of a tree $(3)=source: where its object is (given ones are shared)
+obj_of = $(if $(call is_student,$(1),$(3)),$(2)/$(L$(1)_NAME),$(O)/given/$(L$(1)_NAME))/$(patsubst %.cu,%.cu.o,$(patsubst %.c,%.o,$(3)))
+lesson_inc = -Ilessons/$(L$(1)_NAME) $(foreach u,$(L$(1)_USES),-Ilessons/$(L$(u)_NAME))
+lesson_cu_srcs = $(if $(filter 1,$(HAVE_CUDA)),$(L$(1)_CU))
+
+# The given files of lesson $(1), compiled once.
+define lesson_given
+$$(foreach s,$$(filter-out $$(L$(1)_STUDENT),$$(L$(1)_SRCS) $$(L$(1)_MAINS)),$$(eval $$(call given_obj,$(1),$$(s),compile_c)))
+$$(foreach s,$$(filter-out $$(L$(1)_STUDENT),$$(call lesson_cu_srcs,$(1))),$$(eval $$(call given_obj,$(1),$$(s),compile_cu)))
+endef
+define given_obj
+$$(call obj_of,$(1),,$(2)): lessons/$$(L$(1)_NAME)/$(2) $$(BUILD_DEPS)
+	$$(call $(3),$$@,$$<,$$(call lesson_inc,$(1)) -Igrading)
+endef
 
 # $(1)=lesson $(2)=tree $(3)=out dir $(4)=out dir of the stack (where LNN_USES libraries come from)
+# $(5)=extra prerequisites of the tree's student objects
 define lesson_tree
 $(1)_$(3)_DIR := $(3)/$$(L$(1)_NAME)
-$(1)_$(3)_INC := -Isolutions/$$(L$(1)_NAME) $$(foreach u,$$(L$(1)_USES),-Isolutions/$$(L$$(u)_NAME))
+$(1)_$(3)_INC := $$(call lesson_inc,$(1))
 $(1)_$(3)_LIB := $$($(1)_$(3)_DIR)/lib$(1).a
 $(1)_$(3)_STACK := $$(foreach u,$$(call reverse,$$(L$(1)_USES)),$(4)/$$(L$$(u)_NAME)/lib$$(u).a)
-$$(foreach s,$$(L$(1)_SRCS) $$(L$(1)_MAINS),$$(eval $$(call lesson_obj,$(1),$(2),$(3),$$(s))))
-$$(foreach s,$$(if $$(filter 1,$$(HAVE_CUDA)),$$(L$(1)_CU)),$$(eval $$(call lesson_cu,$(1),$(2),$(3),$$(s))))
-$$($(1)_$(3)_LIB): $$(patsubst %.c,$$($(1)_$(3)_DIR)/%.o,$$(L$(1)_SRCS)) $$(if $$(filter 1,$$(HAVE_CUDA)),$$(patsubst %.cu,$$($(1)_$(3)_DIR)/%.cu.o,$$(L$(1)_CU)))
+$$(foreach s,$$(filter $$(L$(1)_STUDENT),$$(L$(1)_SRCS) $$(L$(1)_MAINS)),$$(eval $$(call student_obj,$(1),$(2),$(3),$$(s),compile_c,$(5))))
+$$(foreach s,$$(filter $$(L$(1)_STUDENT),$$(call lesson_cu_srcs,$(1))),$$(eval $$(call student_obj,$(1),$(2),$(3),$$(s),compile_cu,$(5))))
+$$($(1)_$(3)_LIB): $$(foreach s,$$(L$(1)_SRCS) $$(call lesson_cu_srcs,$(1)),$$(call obj_of,$(1),$(3),$$(s)))
 	@rm -f $$@
 	$$(call say,AR,$$@)
 	$$(Q)ar rcs $$@ $$^
@@ -190,31 +216,42 @@ $$(foreach m,$$(L$(1)_MAINS),$$(eval $$(call lesson_bin,$(1),$(3),$$(m))))
 TREE_$(3) += $$($(1)_$(3)_LIB) $$(patsubst %.c,$$($(1)_$(3)_DIR)/%,$$(L$(1)_MAINS))
 endef
 
-# $(1)=lesson $(2)=tree $(3)=out $(4)=source file name. A student file also gets its lesson's
-# LNN_STUDENT_CFLAGS, in every tree, and is rebuilt when lesson.mk changes.
-define lesson_obj
-$$($(1)_$(3)_DIR)/$(patsubst %.c,%.o,$(4)): $$(if $$(and $$(filter $(4),$$(L$(1)_STUDENT)),$$(filter-out solutions,$(2))),$(2)/$$(L$(1)_NAME)/$(4),solutions/$$(L$(1)_NAME)/$(4)) $$(BUILD_DEPS) $$(if $$(filter $(4),$$(L$(1)_STUDENT)),solutions/$$(L$(1)_NAME)/lesson.mk)
-	$$(call compile_c,$$@,$$<,$$($(1)_$(3)_INC) $$(if $$(filter $(4),$$(L$(1)_STUDENT)),$$(L$(1)_STUDENT_CFLAGS)))
-endef
-
-# CUDA sources of a lesson (LNN_CU), built when nvcc was found. $(1)..$(4) as lesson_obj.
-define lesson_cu
-$$($(1)_$(3)_DIR)/$(patsubst %.cu,%.cu.o,$(4)): $$(if $$(and $$(filter $(4),$$(L$(1)_STUDENT)),$$(filter-out solutions,$(2))),$(2)/$$(L$(1)_NAME)/$(4),solutions/$$(L$(1)_NAME)/$(4)) $$(BUILD_DEPS)
-	$$(call compile_cu,$$@,$$<,$$($(1)_$(3)_INC))
+# A student file of a tree: $(1)=lesson $(2)=tree $(3)=out $(4)=source $(5)=compile_c|compile_cu
+# $(6)=extra prerequisites. It also gets its lesson's LNN_STUDENT_CFLAGS (C only), in every tree,
+# and is rebuilt when lesson.mk changes.
+define student_obj
+$$(call obj_of,$(1),$(3),$(4)): $(2)/$$(L$(1)_NAME)/$(4) $$(BUILD_DEPS) lessons/$$(L$(1)_NAME)/lesson.mk $(6)
+	$$(call $(5),$$@,$$<,$$($(1)_$(3)_INC) $$(if $$(filter compile_c,$(5)),$$(L$(1)_STUDENT_CFLAGS)))
 endef
 
 # $(1)=lesson $(2)=out $(3)=main source
 define lesson_bin
-$$($(1)_$(2)_DIR)/$(patsubst %.c,%,$(3)): $$($(1)_$(2)_DIR)/$(patsubst %.c,%.o,$(3)) $$($(1)_$(2)_LIB) $$($(1)_$(2)_STACK) $$(LIBDPC)
+$$($(1)_$(2)_DIR)/$(patsubst %.c,%,$(3)): $$(call obj_of,$(1),$(2),$(3)) $$($(1)_$(2)_LIB) $$($(1)_$(2)_STACK) $$(ORACLE_LIB) $$(LIBDPC)
 	$$(call say,LD,$$@)
 	$$(Q)$$(CC) $$(CFLAGS) -o $$@ $$^ $$(LDLIBS)
 endef
 
 reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
 
-STACK ?= reference
+# The reference tree is built into $(O)/solutions whatever REF is; a stamp holding REF's path makes a
+# change of REF (grading/grade --reference DIR) rebuild its objects.
+REF_STAMP := $(O)/solutions/ref.txt
+ifneq ($(PROBE),)
+ifneq ($(strip $(shell cat $(REF_STAMP) 2>/dev/null)),$(abspath $(REF)))
+$(REF_STAMP): FORCE
+endif
+endif
+$(REF_STAMP):
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(abspath $(REF))' > $@
+
+# Without a reference (a student release) lessons link your own earlier lessons.
+STACK ?= $(if $(HAVE_REF),reference,own)
 LESSON_STACK_O := $(if $(filter own,$(STACK)),$(O)/lessons,$(O)/solutions)
-$(foreach l,$(LESSONS),$(eval $(call lesson_tree,$(l),solutions,$(O)/solutions,$(O)/solutions)))
+$(foreach l,$(LESSONS),$(eval $(call lesson_given,$(l))))
+ifeq ($(HAVE_REF),1)
+$(foreach l,$(LESSONS),$(eval $(call lesson_tree,$(l),$(REF),$(O)/solutions,$(O)/solutions,$(REF_STAMP))))
+endif
 $(foreach l,$(LESSONS),$(eval $(call lesson_tree,$(l),lessons,$(O)/lessons,$(LESSON_STACK_O))))
 ifdef SUB
 SUB_O ?= $(O)/sub
@@ -260,7 +297,7 @@ deps:
 	@sh common/mk/deps.sh
 
 skeletons:
-	@sh grading/mkskel solutions lessons
+	@sh grading/mkskel $(REF) lessons
 
 compdb: all
 	@{ echo '['; find $(O) -name '*.o.json' -exec cat {} + | sed '$$ s/,$$//'; echo ']'; } \
@@ -284,7 +321,7 @@ demo-run: all $(DATASET)
 bench: all
 	@sh common/mk/bench.sh
 
-# The scaling lab of lesson 09 (see solutions/09-scaling/lab.sh): out/scaling/
+# The scaling lab of lesson 09 (see lessons/09-scaling/lab.sh): out/scaling/
 .PHONY: scaling
 scaling: all
-	@sh solutions/09-scaling/lab.sh out/scaling && sh solutions/09-scaling/lr_lab.sh out/scaling
+	@sh lessons/09-scaling/lab.sh out/scaling && sh lessons/09-scaling/lr_lab.sh out/scaling

@@ -2,7 +2,6 @@
 #include "data.h"
 
 #include "crc32.h"
-#include "mt19937.h"
 #include "rng.h"
 #include "util.h"
 
@@ -132,7 +131,7 @@ void dataset_gather(const dataset_t *ds, int context, const uint32_t *idx, size_
     for (size_t b = 0; b < n; b++) dataset_example(ds, context, idx[b], ctx + b * (size_t)context, &targets[b]);
 }
 
-static void order_alloc(data_order_t *o, uint64_t seed, size_t n_examples, size_t batch, size_t total) {
+void data_order_alloc(data_order_t *o, uint64_t seed, size_t n_examples, size_t batch, size_t total) {
     if (batch == 0) dp_fatal("batch size must be positive");
     if (total < batch)
         dp_fatal("the dataset has %zu examples per epoch, fewer than one global batch of %zu; use a smaller "
@@ -148,26 +147,19 @@ static void order_alloc(data_order_t *o, uint64_t seed, size_t n_examples, size_
     o->perm_epoch = -1;
 }
 
+/* One Philox stream per (seed, epoch): the epoch is mixed into the key. */
+static void philox_epoch(data_order_t *o, int64_t epoch) {
+    rng_t r;
+    rng_init(&r, o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)epoch + 1);
+    rng_permutation(&r, o->perm, (uint32_t)o->n_examples);
+}
+
 void data_order_init(data_order_t *o, uint64_t seed, size_t n_examples, size_t batch) {
-    o->sampler_replicas = 0;
+    o->replicas = 0;
     o->shuffle = 1;
     o->drop_last = 1;
-    order_alloc(o, seed, n_examples, batch, n_examples);
-}
-
-size_t sampler_num_samples_ref(size_t len, int replicas, int drop_last) {
-    size_t R = (size_t)replicas;
-    if (drop_last && len % R != 0) return len > R ? (len - R + R - 1) / R : 0;
-    return (len + R - 1) / R;
-}
-
-void data_order_init_sampler(data_order_t *o, uint64_t seed, size_t n_examples, size_t batch, int replicas,
-                             int shuffle, int drop_last) {
-    if (replicas < 1) dp_fatal("the sampler needs at least one replica");
-    o->sampler_replicas = replicas;
-    o->shuffle = shuffle;
-    o->drop_last = drop_last;
-    order_alloc(o, seed, n_examples, batch, sampler_num_samples_ref(n_examples, replicas, drop_last) * (size_t)replicas);
+    o->make_epoch = philox_epoch;
+    data_order_alloc(o, seed, n_examples, batch, n_examples);
 }
 
 void data_order_free(data_order_t *o) {
@@ -175,26 +167,10 @@ void data_order_free(data_order_t *o) {
     o->perm = NULL;
 }
 
-static void make_epoch(data_order_t *o, int64_t epoch) {
-    size_t L = o->n_examples;
-    if (o->sampler_replicas == 0) {
-        rng_t r;
-        /* one stream per (seed, epoch): mix the epoch into the key */
-        rng_init(&r, o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)epoch + 1);
-        rng_permutation(&r, o->perm, (uint32_t)L);
-        return;
-    }
-    if (o->shuffle)
-        mt19937_randperm(o->perm, L, o->seed + (uint64_t)epoch);
-    else
-        for (size_t i = 0; i < L; i++) o->perm[i] = (uint32_t)i;
-    for (size_t i = L; i < o->total; i++) o->perm[i] = o->perm[(i - L) % L]; /* pad with the head */
-}
-
 void data_order_batch(data_order_t *o, uint64_t step, uint32_t *idx) {
     int64_t epoch = (int64_t)(step / o->steps_per_epoch);
     if (epoch != o->perm_epoch) {
-        make_epoch(o, epoch);
+        o->make_epoch(o, epoch);
         o->perm_epoch = epoch;
     }
     size_t start = (size_t)(step % o->steps_per_epoch) * o->batch;

@@ -51,31 +51,27 @@ size_t dataset_num_examples(const dataset_t *ds, int context);
 /* Example i: context tokens into ctx[0..context), the target into *target. */
 void dataset_example(const dataset_t *ds, int context, size_t i, int32_t *ctx, int32_t *target);
 
-/* The visiting order. Two kinds:
- *  - the course's own: a Philox permutation per (seed, epoch), partial last batch dropped;
- *  - PyTorch's DistributedSampler over `replicas` ranks, as a single list P (the ORACLE the
- *    lesson-07 sampler is graded against): randperm(L) from torch.Generator().manual_seed(seed +
- *    epoch) (or 0..L−1 without shuffle), padded with its own head to total_size = num_samples ·
- *    replicas (or cut to total_size with drop_last), num_samples = ceil((L − R)/R) if drop_last and
- *    L % R != 0, else ceil(L/R). Rank r's sampler yields P[r], P[r + R], ...; global batch s (of
- *    R × B) is P[s·R·B .. (s+1)·R·B), and within it rank r takes positions r, r + R, ... */
-typedef struct {
+/* The visiting order: a list of example indices per epoch, cut into global batches. The course's own
+ * order is a Philox permutation per (seed, epoch), partial last batch dropped. Another order (PyTorch's
+ * DistributedSampler: the oracle the lesson-07 sampler is graded against, grading/sampler_oracle.h)
+ * brings its own make_epoch and its own total. */
+typedef struct data_order data_order_t;
+struct data_order {
     uint64_t seed;
     size_t n_examples;
     size_t batch;           /* global batch size */
-    size_t total;           /* examples per epoch in the order (n_examples, or total_size) */
+    size_t total;           /* examples per epoch in the order (n_examples, or the sampler's total_size) */
     size_t steps_per_epoch; /* total / batch */
-    int sampler_replicas;   /* 0: the course's own order; R > 0: DistributedSampler's over R ranks */
+    int replicas;           /* the sampler's ranks (0: the course's own order) */
     int shuffle, drop_last;
+    void (*make_epoch)(data_order_t *o, int64_t epoch); /* fills perm[0..total) for an epoch */
     uint32_t *perm;         /* the cached epoch's order */
     int64_t perm_epoch;     /* which epoch perm holds (-1: none) */
-} data_order_t;
+};
 
 void data_order_init(data_order_t *o, uint64_t seed, size_t n_examples, size_t batch);
-void data_order_init_sampler(data_order_t *o, uint64_t seed, size_t n_examples, size_t batch, int replicas,
-                             int shuffle, int drop_last);
-/* DistributedSampler's sizes: examples per rank per epoch, and the padded (or cut) total. */
-size_t sampler_num_samples_ref(size_t len, int replicas, int drop_last);
+/* For another order: the fields above set, perm allocated for total (at least n_examples) indices. */
+void data_order_alloc(data_order_t *o, uint64_t seed, size_t n_examples, size_t batch, size_t total);
 void data_order_free(data_order_t *o);
 /* Example indices of global batch `step` into idx[0..batch). */
 void data_order_batch(data_order_t *o, uint64_t step, uint32_t *idx);

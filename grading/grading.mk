@@ -1,5 +1,5 @@
 # grading/ — the grader's tools (supervise, report, equiv) and the per-lesson checks.
-GRADING_TOOLS := $(O)/grading/supervise $(O)/grading/report $(O)/grading/equiv $(O)/grading/statcheck $(O)/grading/overlap
+GRADING_TOOLS := $(ORACLE_LIB) $(O)/grading/supervise $(O)/grading/report $(O)/grading/equiv $(O)/grading/statcheck $(O)/grading/overlap
 CHECKLIB := $(O)/grading/libcheck.a
 
 $(O)/grading/%.o: grading/%.c $(BUILD_DEPS)
@@ -21,6 +21,10 @@ $(O)/grading/equiv: $(O)/grading/equiv.o $(LIBDPC)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(O)/grading/checks/checklib.o: grading/checks/checklib.c $(BUILD_DEPS)
 	$(call compile_c,$@,$<,)
+$(ORACLE_LIB): $(O)/grading/sampler_oracle.o
+	@rm -f $@
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
 $(CHECKLIB): $(O)/grading/checks/checklib.o
 	$(call say,AR,$@)
 	$(Q)ar rcs $@ $^
@@ -29,8 +33,8 @@ $(CHECKLIB): $(O)/grading/checks/checklib.o
 # $(1)=lesson $(2)=out dir
 define check_rules
 $(2)/grading/check$(1).o: grading/checks/check$(1).c $$(BUILD_DEPS)
-	$$(call compile_c,$$@,$$<,-Igrading/checks $$($(1)_$(2)_INC))
-$(2)/grading/check$(1): $(2)/grading/check$(1).o $$(if $$(filter 03 04,$(1)),$(2)/grading/allreduce_check$(1).o) $$(CHECKLIB) $$($(1)_$(2)_LIB) $$($(1)_$(2)_STACK) $$(LIBDPC)
+	$$(call compile_c,$$@,$$<,-Igrading/checks -Igrading $$($(1)_$(2)_INC))
+$(2)/grading/check$(1): $(2)/grading/check$(1).o $$(if $$(filter 03 04,$(1)),$(2)/grading/allreduce_check$(1).o) $$(CHECKLIB) $$($(1)_$(2)_LIB) $$($(1)_$(2)_STACK) $$(ORACLE_LIB) $$(LIBDPC)
 	$$(call say,LD,$$@)
 	$$(Q)$$(CC) $$(CFLAGS) -o $$@ $$^ $$(LDLIBS)
 $(2)/grading/allreduce_check$(1).o: grading/checks/allreduce_check.c $$(BUILD_DEPS)
@@ -39,7 +43,9 @@ GRADING_CHECKS_$(2) += $(2)/grading/check$(1)
 CHECK_$(1)_$(2) := $(2)/grading/check$(1)
 endef
 CHECK_LESSONS := $(patsubst grading/checks/check%.c,%,$(wildcard grading/checks/check[0-9]*.c))
+ifeq ($(HAVE_REF),1)
 $(foreach l,$(CHECK_LESSONS),$(eval $(call check_rules,$(l),$(O)/solutions)))
+endif
 $(foreach l,$(CHECK_LESSONS),$(eval $(call check_rules,$(l),$(O)/lessons)))
 ifdef SUB
 $(foreach l,$(CHECK_LESSONS),$(eval $(call check_rules,$(l),$(SUB_O))))
@@ -56,6 +62,9 @@ ifdef SUB
 $(foreach l,$(LESSONS),$(eval $(call sub_lesson,$(l))))
 endif
 
-# The reference build the grader itself relies on.
+# The reference build the grader itself relies on (the judge links the reference: none, no grading).
 .PHONY: grader-ready
 grader-ready: $(LIBDPC) $(GRADING_TOOLS) $(TREE_$(O)/solutions) $(GRADING_CHECKS_$(O)/solutions)
+ifneq ($(HAVE_REF),1)
+	@echo "grading needs the reference solutions and there are none at $(REF)/: give their folder, REF=dir (grading/grade --reference dir)" >&2; exit 2
+endif

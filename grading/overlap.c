@@ -6,7 +6,7 @@
  * --ranks and --steps it must hold exactly N ranks of S "step" spans each; every span must have a
  * rank in [0, 1024), finite times and t1 >= t0; at most 200000 spans.
  *
- * The given DDP code (solutions/05-ddp/ddp.c) records, besides "forward", "backward", "wait for
+ * The given DDP code (lessons/05-ddp/ddp.c) records, besides "forward", "backward", "wait for
  * all-reduces" and the comm thread's "allreduce bN" spans: a "hook" span around every call of the
  * gradient-ready hook and a "launch bN" instant at every launch. The verdict comes first from the
  * trace's STRUCTURE, which a busy machine cannot fake or spoil — in every step after the first K:

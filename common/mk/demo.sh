@@ -89,8 +89,8 @@ sh common/mk/timeline.sh "$OUT/ddp_trace.json.tsv" "$OUT/ddp_timeline.png" 3 2 \
 
 echo
 echo "== 4/4 scaling (lesson 09): model against measurement, and the linear scaling rule =="
-LAB_NS="1 2 4 8" sh solutions/09-scaling/lab.sh "$OUT/scaling" | grep -vE '^ *[357] '
-sh solutions/09-scaling/lr_lab.sh "$OUT/scaling"
+LAB_NS="1 2 4 8" sh lessons/09-scaling/lab.sh "$OUT/scaling" | grep -vE '^ *[357] '
+sh lessons/09-scaling/lr_lab.sh "$OUT/scaling"
 
 echo
 echo "demo finished in $(($(date +%s) - start)) s. Files in $OUT/:"

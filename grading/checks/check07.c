@@ -10,6 +10,7 @@
 #include "checklib.h"
 #include "data.h"
 #include "sampler.h"
+#include "sampler_oracle.h"
 #include "util.h"
 
 #include <math.h>

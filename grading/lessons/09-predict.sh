@@ -31,7 +31,7 @@ prep)
         rm -rf lab
         LAB_NS="1 2 4" LAB_LINKS=nvlink LAB_BATCH=1680 LAB_STEPS=10 LAB_DATA="--data $FIXTURE_TRAIN" \
             LAB_BUILD="$REF_BUILD" LAB_MODEL="$REF_BUILD/09-scaling/scaling_model" \
-            sh "$ROOT/solutions/09-scaling/lab.sh" "$PWD/lab" >lab.log 2>&1 || { echo "grader error: the lab failed:"; tail -n 15 lab.log; exit 2; }
+            sh "$ROOT/lessons/09-scaling/lab.sh" "$PWD/lab" >lab.log 2>&1 || { echo "grader error: the lab failed:"; tail -n 15 lab.log; exit 2; }
         compare lab/model_nvlink.txt lab/measured_nvlink.txt 30 measured >fit.txt && break
         [ $try = 3 ] && break
         try=$((try + 1))

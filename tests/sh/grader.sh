@@ -3,7 +3,7 @@
 # two graders side by side, and a class graded by grade-all.
 . "$(dirname "$0")/lib.sh"
 REPORT=$BUILD/grading/report
-LESSONS=$(for mk in solutions/[0-9]*/lesson.mk; do basename "$(dirname "$mk")" | cut -c1-2; done)
+LESSONS=$(for mk in lessons/[0-9]*/lesson.mk; do basename "$(dirname "$mk")" | cut -c1-2; done)
 
 for L in $LESSONS; do
     if grading/grade "$L" --submission solutions >"$TMP/g" 2>&1; then

@@ -13,7 +13,7 @@ if sh grading/mkskel solutions "$TMP/lessons" --check >/dev/null 2>&1; then
 else
     pass "the drift check notices an edited skeleton"
 fi
-for mk in solutions/*/lesson.mk; do
+for mk in lessons/*/lesson.mk; do
     d=$(basename "$(dirname "$mk")")
     for bin in $(sed -n 's/^L[0-9]*_MAINS[ \t]*:=[ \t]*//p' "$mk"); do
         b=$BUILD/lessons/$d/${bin%.c}

@@ -6,6 +6,7 @@
 #include "loss_csv.h"
 #include "output.h"
 #include "safetensors.h"
+#include "sampler_oracle.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>

@@ -2,7 +2,7 @@
 # lab.sh — the scaling lab: measure the lesson-05 DDP trainer on N ranks under an emulated link,
 # predict the same runs with the cost model (scaling_model, your scaling.c), compare, and plot.
 #
-#   sh solutions/09-scaling/lab.sh [OUT_DIR]          (make scaling runs it into out/scaling)
+#   sh lessons/09-scaling/lab.sh [OUT_DIR]          (make scaling runs it into out/scaling)
 #
 # Strong scaling: a FIXED global batch (LAB_BATCH, default 3360 = a multiple of 1..8) split over N
 # ranks, one bucket, no overlap — so a step is compute/min(N, cores) plus the all-reduces, which is
