@@ -1,6 +1,6 @@
 /* hello — the first multi-rank program: who am I, and can I reach my neighbours?
  *
- *   grading/mpirun -np 4 build/solutions/00-launch/hello
+ *   grading/mpirun -np 4 build/lessons/00-launch/hello
  *
  * Every rank prints its rank, the world size and its rank on this machine; then a token travels
  * once around the ring 0 → 1 → ... → N−1 → 0, each rank adding its rank to it, and rank 0 checks the

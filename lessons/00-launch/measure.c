@@ -1,6 +1,6 @@
 /* measure — this machine's α and β, by ping-pong over a range of message sizes.
  *
- *   grading/mpirun -np 2 build/solutions/00-launch/measure [--max-bytes 16777216] [--out alpha_beta.json]
+ *   grading/mpirun -np 2 build/lessons/00-launch/measure [--max-bytes 16777216] [--out alpha_beta.json]
  *
  * Prints a table (size, one-way time, bandwidth) and the fitted line. Try it with the link emulator
  * (--link pcie, or --link-latency-us 50 --link-gbps 10) and see the fit recover the emulated link. */

@@ -1,6 +1,6 @@
 /* train.c — lesson 01's program: train the model on one process.
  *
- *   build/solutions/01-trainer/train --steps 1000 --sample 200     (see --help) */
+ *   build/lessons/01-trainer/train --steps 1000 --sample 200     (see --help) */
 #include "trainer.h"
 
 #include <string.h>

@@ -1,6 +1,6 @@
 /* train_ps — lesson 02's program: data-parallel training through a parameter server.
  *
- *   grading/mpirun -np 4 build/solutions/02-param-server/train_ps --batch 16 --stats out/ps.json
+ *   grading/mpirun -np 4 build/lessons/02-param-server/train_ps --batch 16 --stats out/ps.json
  *
  * --batch is per rank: 4 ranks x 16 see the same examples per step as `train --batch 64`. */
 #include "ps.h"

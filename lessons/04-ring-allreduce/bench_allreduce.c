@@ -1,6 +1,6 @@
 /* bench_allreduce — the all-reduce benchmark, in the format of nccl-tests.
  *
- *   grading/mpirun -np 4 build/solutions/04-ring-allreduce/bench_allreduce --begin 8 --end 64M --factor 4
+ *   grading/mpirun -np 4 build/lessons/04-ring-allreduce/bench_allreduce --begin 8 --end 64M --factor 4
  *
  * For every size from --begin to --end (bytes, ×--factor), every algorithm runs --warmup untimed
  * and then --iters timed in-place all-reduces of float32 sums; the time per call is averaged over

@@ -1,6 +1,6 @@
 /* train_ddp — lesson 05's program: DistributedDataParallel training.
  *
- *   grading/mpirun -np 4 build/solutions/05-ddp/train_ddp --batch 16 --bucket-cap-mb 1 \
+ *   grading/mpirun -np 4 build/lessons/05-ddp/train_ddp --batch 16 --bucket-cap-mb 1 \
  *       --link pcie --trace out/ddp_trace.json
  *
  * --batch is per rank (global batch = ranks × batch). See --help for the DDP options. */

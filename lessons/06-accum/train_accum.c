@@ -1,6 +1,6 @@
 /* train_accum — lesson 06's program: DDP with gradient accumulation.
  *
- *   grading/mpirun -np 2 build/solutions/06-accum/train_accum --batch 48 --accum-steps 4
+ *   grading/mpirun -np 2 build/lessons/06-accum/train_accum --batch 48 --accum-steps 4
  *
  * --batch is the examples per rank per OPTIMIZER step (global batch = ranks × batch); each step
  * runs --accum-steps micro-batches of about batch / accum-steps examples. */

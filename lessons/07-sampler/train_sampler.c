@@ -1,6 +1,6 @@
 /* train_sampler — lesson 07's program: DDP (lesson 05) fed by the DistributedSampler.
  *
- *   grading/mpirun -np 3 build/solutions/07-sampler/train_sampler --batch 16 [--no-shuffle] [--drop-last]
+ *   grading/mpirun -np 3 build/lessons/07-sampler/train_sampler --batch 16 [--no-shuffle] [--drop-last]
  *
  * Equivalent to the single-process reference run with
  *   train --order sampler --sampler-replicas 3 --batch 48   (same seed, same flags). */

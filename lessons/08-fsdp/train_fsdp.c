@@ -1,6 +1,6 @@
 /* train_fsdp — lesson 08's program: fully sharded data-parallel training.
  *
- *   grading/mpirun -np 4 build/solutions/08-fsdp/train_fsdp --preset large --batch 16 --stats out/fsdp.json
+ *   grading/mpirun -np 4 build/lessons/08-fsdp/train_fsdp --preset large --batch 16 --stats out/fsdp.json
  *
  * --prefetch gathers the next unit on a second thread while the current one computes.
  * --save writes one shard file per rank; fsdp_consolidate makes one lesson-01 checkpoint of them,

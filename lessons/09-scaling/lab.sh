@@ -17,8 +17,11 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 OUT=${1:-out/scaling}
 mkdir -p "$OUT"
-B=${LAB_BUILD:-build/solutions}
-MODEL=${LAB_MODEL:-build/solutions/09-scaling/scaling_model}
+# the reference build when there is one (a student release has none: then your lessons' build)
+REFB=build/solutions
+[ -d "$REFB" ] || REFB=build/lessons
+B=${LAB_BUILD:-$REFB}
+MODEL=${LAB_MODEL:-$REFB/09-scaling/scaling_model}
 G=${LAB_BATCH:-3360}
 NS=${LAB_NS:-1 2 3 4 5 6 7 8}
 CORES=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)

@@ -8,7 +8,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 OUT=${1:-out/scaling}
 mkdir -p "$OUT"
-T=${LAB_BUILD:-build/solutions}/01-trainer/train
+REFB=build/solutions # the reference build, or your lessons' build in a student release
+[ -d "$REFB" ] || REFB=build/lessons
+T=${LAB_BUILD:-$REFB}/01-trainer/train
 F="--preset small --val none --optimizer sgd --momentum 0.9 --weight-decay 0 --clip 0 --min-lr-ratio 1 --log-every 100000 ${LAB_DATA:-}"
 run() { # NAME BATCH LR WARMUP STEPS
     "$T" $F --batch "$2" --lr "$3" --warmup "$4" --steps "$5" --loss-csv "$OUT/lr_$1.csv" >/dev/null ||
