@@ -4,8 +4,8 @@
 # The equivalence check every lesson shares.
 #   run:   the submission's PROGRAM on NRANKS ranks with LOCAL_BATCH each → sub.st (its dump)
 #   judge: the lesson-01 REFERENCE trainer on one process, always on the CPU (the oracle), with the
-#          global batch NRANKS x LOCAL_BATCH, same data, seed and flags → ref.st; grading/equiv
-#          compares the two dumps
+#          global batch NRANKS x LOCAL_BATCH, same data, seed and flags → ref.st (and the same in two
+#          other summation orders → spreadK.st); grading/equiv compares the dumps
 # SUB_EXTRA: flags for the submission's run only (e.g. --stats stats.json).
 # STEPS: steps of both runs (default 8). REF_EXTRA: flags for the reference run only.
 # DP_DEVICE=cuda runs the submission on the GPU (tests/gpu/check.sh): GPU ranks against the CPU oracle.
@@ -26,6 +26,10 @@ judge)
         cat ref.log
         exit 2
     fi
+    # The reference again in other correct summation orders (spread.sh): equiv widens each
+    # parameter's tolerance by how far they land from ref.st, where training amplifies rounding.
+    # shellcheck disable=SC2086
+    spread=$(sh "$GRADING/lessons/spread.sh" . $((n * b)) $flags --device cpu ${REF_EXTRA:-}) || { echo "$spread"; exit 2; }
     launched sub.log "your program" || exit 1
     [ -f "$RUN_DIR/sub.st" ] || { echo "your program ended well but wrote no dump (--dump sub.st)"; exit 1; }
     # equiv needs the runs' optimizer to tell AdamW's amplified rounding from an error (see equiv.c):
@@ -36,6 +40,6 @@ judge)
         [ -n "$v" ] && opt="$opt --$o $v"
     done
     # shellcheck disable=SC2086
-    "$EQUIV" ref.st "$RUN_DIR/sub.st" --batch "$b" --world "$n" $opt ${EQUIV_EXTRA:-}
+    "$EQUIV" ref.st "$RUN_DIR/sub.st" --batch "$b" --world "$n" $opt $spread ${EQUIV_EXTRA:-}
     ;;
 esac
