@@ -43,7 +43,11 @@ NO_NCCL ?= 0
 export NO_MPI NO_CUDA NO_NCCL
 
 CONFIG := $(O)/config.mk
-NOPROBE_GOALS := deps clean help skeletons test demo test-sanitize
+# A student release (make student-release) has no tests/ (they carry the reference's code): there
+# every test goal prints one line and fails (below).
+HAVE_TESTS := $(wildcard tests/tests.mk)
+TEST_GOALS := test test-build test-hostile test-sanitize test-load test-equiv-sweep
+NOPROBE_GOALS := deps clean help skeletons test demo test-sanitize student-release $(if $(HAVE_TESTS),,$(TEST_GOALS))
 PROBE := $(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all))
 ifneq ($(PROBE),)
 -include $(CONFIG)
@@ -264,12 +268,15 @@ endif
 # ---- datasets, grading, tests -----------------------------------------------------------------
 include datasets/datasets.mk
 include grading/grading.mk
+ifneq ($(HAVE_TESTS),)
 include tests/tests.mk
+endif
 
 # ---- top-level targets --------------------------------------------------------------------------
-.PHONY: all sub deps demo test test-hostile grade bench skeletons compdb clean help FORCE
+.PHONY: all sub deps demo test test-hostile grade bench skeletons student-release compdb clean help FORCE
 
 # demo and test work as the first command on a fresh machine: install what is missing, then build.
+ifneq ($(HAVE_TESTS),)
 test:
 	@sh common/mk/deps.sh
 	@$(MAKE) --no-print-directory test-build
@@ -278,12 +285,18 @@ test-hostile:
 	@sh common/mk/deps.sh
 	@$(MAKE) --no-print-directory -s grader-ready
 	@sh tests/hostile/check.sh
+else
+# Non-zero: a test goal that checked nothing must not pass for one (make test && hand-in, a CI job).
+$(TEST_GOALS):
+	@echo "make $@: the student release has no tests; your lessons are graded with grading/grade NN, which needs the reference solutions (--reference DIR, your instructor's)" >&2; exit 2
+endif
 demo:
 	@sh common/mk/deps.sh
 	@$(MAKE) --no-print-directory demo-run
+# REF=dir on the command line (a student release has no solutions/) is the grader's --reference.
 grade:
 	@$(MAKE) --no-print-directory -s grader-ready
-	@grading/grade $(LESSON)
+	@grading/grade $(LESSON)$(if $(filter command line,$(origin REF)), --reference '$(REF)')
 
 # The word-list dataset too, so every lesson command runs after a plain make (where the word list is
 # not installed, the programs point to make dataset, which says what to install).
@@ -297,7 +310,11 @@ deps:
 	@sh common/mk/deps.sh
 
 skeletons:
+	@[ -f grading/mkskel ] || { echo "make skeletons: the student release has no grading/mkskel (nor solutions/): its lessons/ are the skeletons already" >&2; exit 2; }
 	@sh grading/mkskel $(REF) lessons
+
+student-release:
+	@sh grading/student-release "$(OUT)"
 
 compdb: all
 	@{ echo '['; find $(O) -name '*.o.json' -exec cat {} + | sed '$$ s/,$$//'; echo ']'; } \
