@@ -46,6 +46,8 @@
 #     or one that needs a GPU: tests/gpu/, --device cuda, --comm nccl): each path in it exists. A
 #     usage synopsis (a line with "[-..." optional flags, and its indented "[" continuation lines):
 #     the program exists and each flag it shows is an option its parser accepts.
+# A command printed in several places (`make test`, `grading/grade 05`) runs once: every place gets
+# that run's verdict.
 # Costs about 35 s of CPU (user + sys); measured: 2 minutes of wall time on 2 cores at load 16.
 . "$(dirname "$0")/lib.sh"
 
@@ -268,10 +270,19 @@ while read -r id kind where; do
         case $how in make) nmake=$((nmake + 1)) ;; short) nshort=$((nshort + 1)) ;; *) nfull=$((nfull + 1)) ;; esac
     done
     { cat "$TMP/prelude.sh"; rewrite <"$f" | shorten; } >"$U/$id.sh"
-    : >"$U/$id.failed"
+    key=$(cksum <"$U/$id.sh" | tr -d ' ')
     t0=$(date +%s)
-    DOC_LOG=$U/$id.log DOC_FAILED=$U/$id.failed timeout -k 10 240 sh "$U/$id.sh" </dev/null >"$U/$id.log" 2>&1
-    rc=$?
+    if [ -f "$TMP/seen.$key" ]; then # the same command printed again: its first run's result
+        first=$(cat "$TMP/seen.$key")
+        cp "$U/$first.failed" "$U/$id.failed" && cp "$U/$first.log" "$U/$id.log"
+        rc=$(cat "$U/$first.rc")
+    else
+        : >"$U/$id.failed"
+        DOC_LOG=$U/$id.log DOC_FAILED=$U/$id.failed timeout -k 10 240 sh "$U/$id.sh" </dev/null >"$U/$id.log" 2>&1
+        rc=$?
+        echo $rc >"$U/$id.rc"
+        echo "$id" >"$TMP/seen.$key"
+    fi
     if [ -n "$missing" ]; then
         fail "doc_commands: $where: \`$show\`: no such file:$missing"
     elif [ $rc = 75 ] && [ ! -s "$U/$id.failed" ]; then
