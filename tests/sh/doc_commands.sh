@@ -1,0 +1,297 @@
+# Every command printed in the course's texts runs, so that no text drifts from the code. The commands
+# are EXTRACTED from every markdown file git tracks (README.md, lessons/*/README.md, grading/README.md,
+# ...; no copy of them is kept here), then run from the repository root.
+#
+# What is a command:
+#   - a fenced code block whose first line starts with a command word is a block of commands (run as
+#     one shell script, so a `for` loop or a `\` continuation stays whole); any other block (a
+#     diagram, a table, a program's output) is not. If lines of a block start with the prompt "$ ",
+#     only those lines are commands (prompt removed), the rest are their output.
+#   - an inline `code span` outside blocks that starts with `make`, or with a command word followed
+#     by at least one argument (`grading/grade 01`, `grading/sandbox --probe`); a span holding a bare
+#     path (`grading/sandbox`, `tests/hostile/*.c`) names a file: that file must exist (NN-name = a
+#     lesson's directory, NN = two digits, an upper-case FILE or DIR = any name, build/ = the build
+#     under test). A span starting with "-" names options (`--allreduce ring|tree`): each must be an
+#     option of a course program (its --help) or script (its text), and a choice option's value one
+#     of its choices.
+#   Command words: make, sh, mpirun, for, $EDITOR, and paths under build/, grading/, tests/,
+#   common/mk/ or a lessons/.../*.sh script, each possibly after NAME=value assignments ("LAB_MODEL=...
+#   sh lessons/09-scaling/lab.sh"). A "# ..." comment is the shell's: it never counts.
+#
+# How each is checked (every command at least: its program, script or make target exists):
+#   - run as printed, exit 0 required, with only these rewrites, the same for every command:
+#       build/lessons/  ->  $BUILD/solutions/  a student's program is run as a FINISHED lesson: the
+#                       reference build of the same given code and main (the skeleton would only
+#                       stop at its first TODO); the path as printed (build/lessons/...) must exist.
+#       build/          ->  $BUILD/ (O=build-asan etc. test that build)
+#       out/            ->  a scratch directory (also "--out FILE" given a relative FILE)
+#       submissions/    ->  a scratch class of one student (a copy of lessons/); DIR -> lessons (the
+#                       student's own tree); OUTDIR -> a scratch directory
+#       $EDITOR         ->  test -f (opening the file in an editor: the file must exist)
+#   - shortened: long runs get an override appended right after the option the text gives (the CLI
+#     takes the LAST value of an option, common/cli.c, after checking every value, so the printed
+#     value must still parse):  --steps N -> --steps 3,  --preset large -> --preset small (23
+#     million parameters take seconds a step on 2 cores; default is kept: its 2.9 million fill the
+#     buckets lesson 05's overlap needs),  --end X (bench sizes) -> --end 4K,  --skip K
+#     (grading/overlap's warm-up steps) -> --skip 1.  And, in the environment of every command,
+#     variables the scripts already read: DPC_TOTAL_TIMEOUT=0 (a grade parses its flags, finds its
+#     lessons and prints a score without building or running anything; exit 0 or 1 = graded, 2 =
+#     the grader could not run: a bad flag, no such lesson), LAB_NS="1 2" LAB_LINKS=ib LAB_STEPS=4
+#     LAB_BATCH=64 (the scaling lab: 1 and 2 ranks, one link, a small batch), DP_TIMEOUT_S=60.
+#     A command that exits 75 (grading/overlap's "too noisy to decide": a timing judgement on a busy
+#     machine, the grader's INCONCLUSIVE) passes with a note: it ran, parsed its input, and judged nothing.
+#   - make TARGET ...  ->  make -n TARGET ... in a scratch O (the target exists and its whole recipe
+#     resolves; -n still remakes config.mk, and `make NO_CUDA=1` would re-probe the build under test).
+#   - not run, checked: a template (a line with "..." for arguments, --hostfile of other machines,
+#     or one that needs a GPU: tests/gpu/, --device cuda, --comm nccl): each path in it exists. A
+#     usage synopsis (a line with "[-..." optional flags, and its indented "[" continuation lines):
+#     the program exists and each flag it shows is an option its parser accepts.
+# A command printed in several places (`make test`, `grading/grade 05`) runs once: every place gets
+# that run's verdict.
+# Costs about 35 s of CPU (user + sys); measured: 2 minutes of wall time on 2 cores at load 16.
+. "$(dirname "$0")/lib.sh"
+
+U=$TMP/units
+mkdir -p "$U" "$TMP/out" "$TMP/mk" "$TMP/submissions/student1"
+cp "$BUILD/config.mk" "$TMP/mk.config" 2>/dev/null
+cp -R "$ROOT/lessons/." "$TMP/submissions/student1/"
+
+files=$(git ls-files '*.md' 2>/dev/null)
+[ -n "$files" ] || files=$(find . -name '*.md' ! -path './build*' ! -path './out/*' | sed 's|^\./||' | sort)
+nfiles=$(echo "$files" | wc -w)
+
+# ---- extraction: one file per unit, $U/NNNN.txt, and a line "NNNN KIND FILE:LINE" in $U/list ------------
+# KIND: run (a block's commands, or an inline command), template, synopsis, path.
+# shellcheck disable=SC2086
+awk -v U="$U" '
+function strip_prompt(s) { sub(/^[ \t]*\$ /, "", s); return s }
+function first_word(s,   w) {
+    sub(/^[ \t]+/, "", s)
+    while (match(s, /^[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+/)) s = substr(s, RLENGTH + 1)
+    split(s, w, /[ \t]+/)
+    return w[1]
+}
+function is_cmd_word(w) {
+    return w == "make" || w == "sh" || w == "mpirun" || w == "for" || w == "$EDITOR" ||
+        w ~ /^(build|grading|tests|common\/mk)\/[^ ]/ || w ~ /^lessons\/.*\.sh$/
+}
+function nargs(s,   w) {
+    sub(/^[ \t]+/, "", s)
+    while (match(s, /^[A-Za-z_][A-Za-z0-9_]*=[^ \t]*[ \t]+/)) s = substr(s, RLENGTH + 1)
+    return split(s, w, /[ \t]+/) - 1
+}
+function emit(kind, where, text) {
+    n++
+    f = sprintf("%s/%04d.txt", U, n)
+    printf "%s", text > f
+    close(f)
+    printf "%04d %s %s\n", n, kind, where >> (U "/list")
+}
+function is_template(s) { return s ~ /(^|[ \t])\.\.\.([ \t]|$)/ || s ~ /--hostfile|tests\/gpu\/|--device cuda|--comm nccl/ }
+function flush_block(   i, prompted, first, run, start, syn, line) {
+    prompted = 0
+    for (i = 1; i <= nb; i++) if (blk[i] ~ /^[ \t]*\$ /) prompted = 1
+    first = ""
+    for (i = 1; i <= nb; i++) if (blk[i] ~ /[^ \t]/) { first = strip_prompt(blk[i]); break }
+    if (!is_cmd_word(first_word(first))) return
+    run = ""; start = 0; syn = ""
+    for (i = 1; i <= nb; i++) {
+        line = blk[i]
+        if (prompted) { if (line !~ /^[ \t]*\$ /) continue; line = strip_prompt(line) }
+        if (syn != "" && line ~ /^[ \t]+\[/) { syn = syn "\n" line; continue }
+        if (syn != "") { emit("synopsis", FILENAME ":" synline, syn); syn = "" }
+        if (line ~ /\[-/) { syn = line; synline = bl + i; continue }
+        if (is_template(line)) { emit("template", FILENAME ":" (bl + i), line); continue }
+        if (line !~ /[^ \t]/) continue
+        if (start == 0) start = bl + i
+        run = run line "\n"
+    }
+    if (syn != "") emit("synopsis", FILENAME ":" synline, syn)
+    if (run != "") emit("run", FILENAME ":" start, run)
+}
+FNR == 1 { inb = 0 }
+/^[ \t]*```/ { if (inb) { flush_block(); inb = 0 } else { inb = 1; nb = 0; bl = FNR } ; next }
+inb { blk[++nb] = $0; next }
+{
+    s = $0
+    while (match(s, /`[^`]+`/)) {
+        t = substr(s, RSTART + 1, RLENGTH - 2)
+        s = substr(s, RSTART + RLENGTH)
+        w = first_word(t)
+        if (w == "make" || (is_cmd_word(w) && nargs(t) > 0)) {
+            emit(is_template(t) ? "template" : "run", FILENAME ":" FNR, t "\n")
+        } else if (t !~ /[ \t]/ && t ~ /^(build|grading|tests|lessons|common|datasets|solutions)\//) {
+            emit("path", FILENAME ":" FNR, t)
+        } else if (t ~ /^--?[a-z]/) {
+            emit("option", FILENAME ":" FNR, t)
+        }
+    }
+}
+' $files
+
+[ -s "$U/list" ] || { fail "doc_commands: no command found in $nfiles markdown files"; exit 0; }
+
+# the rewrites above, as sed expressions (a command word is at the start of a line or after && ; | do)
+CW='(^|&&|;|\||[ \t]do)([ \t]*)'
+# shellcheck disable=SC2016 # the $VARIABLES are for the script that runs the commands
+rewrite() {
+    sed -E \
+        -e "s#${CW}make([ \t]|\$)#\1\2doc_make\3#g" \
+        -e "s#${CW}(grading/grade(-all)?)([ \t]|\$)#\1\2doc_grade \3\5#g" \
+        -e 's#(^|[ \t=])build/lessons/#\1$DOC_BUILD/solutions/#g' \
+        -e 's#(^|[ \t=])build/#\1$DOC_BUILD/#g' \
+        -e 's#(^|[ \t=])out/#\1$DOC_OUT/#g' \
+        -e 's#--out ([^/$ \t][^ \t]*)#--out $DOC_OUT/\1#g' \
+        -e 's#(^|[ \t])submissions/#\1$DOC_SUBS/#g' \
+        -e 's#(^|[ \t])DIR([ \t]|$)#\1lessons\2#g' \
+        -e 's#(^|[ \t])OUTDIR([ \t]|$)#\1$DOC_OUT/outdir\2#g'
+}
+shorten() {
+    sed -E \
+        -e 's#--steps[ \t]+[0-9]+#& --steps 3#g' \
+        -e 's#--preset[ \t]+large#& --preset small#g' \
+        -e 's#--end[ \t]+[0-9]+[KMG]?#& --end 4K#g' \
+        -e 's#--skip[ \t]+[0-9]+#& --skip 1#g'
+}
+
+# the paths a command names, to check as printed: build/... (in the build under test) and the sources
+paths_of() {
+    tr ' \t' '\n\n' <"$1" | sed -E 's/^[A-Za-z_][A-Za-z0-9_]*=//' |
+        grep -E '^(build|grading|tests|lessons|common|datasets|solutions)/' | grep -v '[$]' | sed 's/[,.;:)]*$//'
+}
+exists() { # PATH (globs allowed; NN-name: a lesson's directory, NN: two digits, FILE: any name)
+    q=$(printf '%s' "$1" | sed -E -e 's/NN-name/[0-9][0-9]-*/g' -e 's/NN/[0-9][0-9]/g' -e 's#(^|/)[A-Z]+(/|$)#\1*\2#g' -e "s#^build/#$BUILD/#")
+    # shellcheck disable=SC2086
+    for m in $q; do [ -e "$m" ] && return 0; done
+    return 1
+}
+
+# The options the course's programs take: their --help (the C programs: the CLI's table itself, with
+# the choices of each choice option) and the text of the course's scripts. Not the course's: docker's.
+FOREIGN="--security-opt"
+for p in "$BUILD"/solutions/*/* "$BUILD"/grading/*; do
+    [ -f "$p" ] && [ -x "$p" ] || continue
+    timeout 10 "$p" --help </dev/null 2>/dev/null | grep -E '^  -' >>"$TMP/help.txt"
+done
+cat grading/grade grading/grade-all grading/mpirun grading/sandbox tests/gpu/check.sh tests/load.sh >"$TMP/scripts.txt"
+option_ok() { # NAME [VALUE]: an option of some program; a choice option's VALUE (a|b: each) among its choices
+    case " $FOREIGN " in *" $1 "*) return 0 ;; esac
+    if grep -qE -- "^  $1 " "$TMP/help.txt"; then
+        case ${2:-} in '' | *[!a-z0-9\|-]*) return 0 ;; esac
+        choices=$(grep -E -- "^  $1 " "$TMP/help.txt" | sed -n 's/.*(\([a-z0-9|-]*\))\( (env [A-Z_]*)\)\{0,1\}$/\1/p' | tr '|' '\n')
+        [ -n "$choices" ] || return 0
+        for v in $(echo "$2" | tr '|' ' '); do echo "$choices" | grep -qx -- "$v" || return 1; done
+        return 0
+    fi
+    grep -qE -- "(^|[^a-z-])$1([^a-z-]|\$)" "$TMP/scripts.txt"
+}
+
+# functions the rewritten commands call
+cat >"$TMP/prelude.sh" <<'EOF'
+set -e
+doc_make() { # make -n in a scratch O: the target exists and its recipe resolves
+    cp "$DOC_MK.config" "$DOC_MK/config.mk" 2>/dev/null || true # the build's probe (not NO_CUDA=1's)
+    if ! make -n O="$DOC_MK" "$@" >>"$DOC_LOG.make" 2>&1; then
+        echo "make -n $*: failed:"; tail -n 5 "$DOC_LOG.make"
+        echo "make $*" >>"$DOC_FAILED"
+        return 1
+    fi
+}
+doc_grade() { # a grade with DPC_TOTAL_TIMEOUT=0: exit 0/1 is a score, 2 the grader could not run
+    rc=0
+    "$@" || rc=$?
+    if [ $rc -gt 1 ]; then echo "$*: exit $rc" >>"$DOC_FAILED"; return 1; fi
+    return 0
+}
+EOF
+
+export DOC_BUILD="$BUILD" DOC_OUT="$TMP/out" DOC_SUBS="$TMP/submissions" DOC_MK="$TMP/mk" EDITOR="test -f"
+export DPC_TOTAL_TIMEOUT=0 LAB_NS="1 2" LAB_LINKS=ib LAB_STEPS=4 LAB_BATCH=64 DP_TIMEOUT_S=60
+start=$(date +%s)
+ncmd=0 nfull=0 nshort=0 nmake=0 nchecked=0 npath=0 nopt=0
+while read -r id kind where; do
+    f=$U/$id.txt
+    show=$(head -c 200 "$f" | tr '\n' ' ' | sed 's/  */ /g; s/ $//')
+    missing=""
+    for p in $(paths_of "$f"); do exists "$p" || missing="$missing $p"; done
+    case $kind in
+    option)
+        nopt=$((nopt + 1))
+        # shellcheck disable=SC2046
+        set -- $(cat "$f")
+        bad=""
+        while [ $# -gt 0 ]; do
+            case $1 in -*) ;; *) shift; continue ;; esac
+            name=$1 value=""
+            case ${2:-} in '' | -*) ;; *) value=$2 ;; esac
+            option_ok "$name" "$value" || bad="$bad $name${value:+ $value}"
+            shift
+        done
+        if [ -n "$bad" ]; then fail "doc_commands: $where: \`$show\`: no program of the course takes$bad"; fi
+        continue
+        ;;
+    path)
+        npath=$((npath + 1))
+        if [ -n "$missing" ]; then fail "doc_commands: $where: \`$show\` names a file that does not exist"; fi
+        continue
+        ;;
+    template)
+        ncmd=$((ncmd + 1)) nchecked=$((nchecked + 1))
+        if [ -n "$missing" ]; then fail "doc_commands: $where: \`$show\`: no such file:$missing"; else pass "doc_commands: $where: template, its paths exist: $show"; fi
+        continue
+        ;;
+    synopsis)
+        ncmd=$((ncmd + 1)) nchecked=$((nchecked + 1))
+        prog=$(sed -n '1s/^[ \t]*\([^ \t]*\).*/\1/p' "$f")
+        bad=""
+        if [ ! -x "$prog" ]; then
+            bad="$prog is not an executable script"
+        else
+            for flag in $(grep -oE '\[-[-a-z]+' "$f" | cut -c2- | sort -u); do
+                grep -qE -- "(^|[ \t|(])$flag([ \t]*\||\)|=)" "$prog" || bad="$bad $flag"
+            done
+            [ -z "$bad" ] || bad="options $prog does not accept:$bad"
+        fi
+        if [ -n "$bad" ]; then fail "doc_commands: $where: synopsis: $bad"; else pass "doc_commands: $where: synopsis of $prog, every option accepted"; fi
+        continue
+        ;;
+    esac
+    # run: count each command (a "\" continuation joined to its line) by how it is checked
+    for how in $(awk '/\\$/ { sub(/\\$/, ""); part = part $0; next } { print part $0; part = "" }' "$f" |
+        sed -E 's/^[ \t]*//' | grep -vE '^(#|do$|done|for |$)' | while IFS= read -r line; do
+        r=$(printf '%s\n' "$line" | rewrite)
+        case $r in
+        *doc_make*) echo make ;;
+        *doc_grade* | *lab.sh*) echo short ;;
+        *) if [ "$(printf '%s\n' "$r" | shorten)" != "$r" ]; then echo short; else echo full; fi ;;
+        esac
+    done); do
+        ncmd=$((ncmd + 1))
+        case $how in make) nmake=$((nmake + 1)) ;; short) nshort=$((nshort + 1)) ;; *) nfull=$((nfull + 1)) ;; esac
+    done
+    { cat "$TMP/prelude.sh"; rewrite <"$f" | shorten; } >"$U/$id.sh"
+    key=$(cksum <"$U/$id.sh" | tr -d ' ')
+    t0=$(date +%s)
+    if [ -f "$TMP/seen.$key" ]; then # the same command printed again: its first run's result
+        first=$(cat "$TMP/seen.$key")
+        cp "$U/$first.failed" "$U/$id.failed" && cp "$U/$first.log" "$U/$id.log"
+        rc=$(cat "$U/$first.rc")
+    else
+        : >"$U/$id.failed"
+        DOC_LOG=$U/$id.log DOC_FAILED=$U/$id.failed timeout -k 10 240 sh "$U/$id.sh" </dev/null >"$U/$id.log" 2>&1
+        rc=$?
+        echo $rc >"$U/$id.rc"
+        echo "$id" >"$TMP/seen.$key"
+    fi
+    if [ -n "$missing" ]; then
+        fail "doc_commands: $where: \`$show\`: no such file:$missing"
+    elif [ $rc = 75 ] && [ ! -s "$U/$id.failed" ]; then
+        # the course's "too noisy to decide" (a timing judgement on a busy machine), never a wrong result
+        pass "doc_commands: $where: $show: its timing judgement was inconclusive here (exit 75): $(tail -n 1 "$U/$id.log" | head -c 200)"
+    elif [ $rc != 0 ] || [ -s "$U/$id.failed" ]; then
+        fail "doc_commands: $where: \`$show\` failed (exit $rc): $(tr '\n' ' ' <"$U/$id.failed")$(tail -n 4 "$U/$id.log" | tr '\n' ' ' | head -c 600)"
+    else
+        pass "doc_commands: $where ($(($(date +%s) - t0)) s): $show"
+    fi
+done <"$U/list"
+echo "doc_commands: $ncmd commands from $nfiles texts: $nfull run as printed, $nshort shortened, $nmake make -n, $nchecked templates/synopses checked; $npath file names and $nopt option spans checked; $(($(date +%s) - start)) s"
