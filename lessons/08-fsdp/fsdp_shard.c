@@ -37,8 +37,8 @@ void fsdp_gather(fsdp_t *f, coll_t *coll, int u, float *full) {
     const fsdp_unit_t *x = &f->units[u];
     // TODO(08 fsdp_gather): in: this rank's shard of unit u (f->shard_params + shard_offset, chunk
     //   floats). out: full (N·chunk floats) holds the whole padded unit, the same on every rank.
-    //   Given: all_gather (ring.h) on coll. Copy with coll->ops, not the trainer's: the prefetch
-    //   thread's coll has its own GPU stream, and a copy must be ordered before that gather.
+    //   Given: all_gather (ring.h) on coll; ops_copy on coll->ops, not on the trainer's: the
+    //   prefetch thread's coll has its own GPU stream, and a copy must be ordered before its gather.
     (void)x, (void)coll, (void)full;
 }
 
