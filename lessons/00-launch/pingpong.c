@@ -15,8 +15,9 @@
 double pingpong(comm_t *c, unsigned char *buf, size_t bytes, int iters) {
     int rank = comm_rank(c);
     if (rank > 1 || comm_world_size(c) < 2) return 0.0;
-    // TODO(00 pingpong): rank 0 sends then receives, rank 1 receives then sends, `iters` times;
-    //   return the mean one-way time.
+    // TODO(00 pingpong): ranks 0 and 1 bounce one message of `bytes` bytes `iters` times, as drawn
+    //   above (rank 0 sends first), and return the mean ONE-WAY time in seconds. Exactly iters
+    //   messages leave each of the two ranks; the other ranks have already returned.
     (void)buf, (void)bytes, (void)iters;
     return 0.0;
 }

@@ -19,10 +19,10 @@ void linear_forward(const ops_t *ops, const float *x, const float *w, const floa
 
 void linear_backward(const ops_t *ops, const float *x, const float *w, const float *dy, int B,
                      int in, int out, float *dx, float *dw, float *db) {
-    // TODO(01 linear_backward): with ops_gemm and ops_colsum_acc (common/ops.h),
-    //   dX  = dY·W             (write: beta = 0; skip when dx == NULL)
-    //   dW += dYᵀ·X            (accumulate: beta = 1)
-    //   db += Σ over the batch of dY
+    // TODO(01 linear_backward): the three gradients derived above (README, "Linear layer"). dx is
+    //   OVERWRITTEN (and skipped when dx == NULL); dw and db are ADDED to (gradients accumulate over
+    //   a step). All row-major; every gradient has the shape of what it is the gradient of. Given:
+    //   ops_gemm and ops_colsum_acc (common/ops.h) — no loops of your own.
     (void)ops, (void)x, (void)w, (void)dy, (void)B, (void)in, (void)out;
     (void)dx, (void)dw, (void)db;
 }

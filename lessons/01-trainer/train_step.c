@@ -9,8 +9,9 @@
 
 float train_step(trainer_t *t, double lr) {
     model_t *m = &t->model;
-    // TODO(01 train_step): zero the gradients, run forward (keep its loss) and backward
-    //   (grad_scale 1, no hook), clip to t->cfg.clip, take one optimizer step; return the loss.
+    // TODO(01 train_step): one step, in the order drawn above (README, "The training step"); return
+    //   the loss of this batch. Backward runs with grad_scale 1 and no hook (NULL, NULL); clipping
+    //   uses t->cfg.clip; the optimizer state is t->optim.
     (void)m, (void)lr;
     return 0.0f;
 }

@@ -33,6 +33,8 @@ float xent_forward(const float *logits, const int32_t *targets, int B, int V, fl
 
 void xent_backward(const float *probs, const int32_t *targets, int B, int V, float grad_scale,
                    float *dlogits) {
-    // TODO(01 xent_backward): dlogits[b,v] = grad_scale · (probs[b,v] − [v == targets[b]]) / B
+    // TODO(01 xent_backward): OVERWRITE dlogits [B, V] with the gradient of grad_scale × the batch's
+    //   mean loss with respect to the logits (derived above; README, "Softmax cross-entropy"), from
+    //   the probabilities the forward pass left in probs.
     (void)probs, (void)targets, (void)B, (void)V, (void)grad_scale, (void)dlogits;
 }

@@ -17,7 +17,9 @@ void naive_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
     comm_t *c = coll->comm;
     int N = comm_world_size(c), rank = comm_rank(c);
     if (count == 0) return;
-    // TODO(03 naive_allreduce): rank 0 adds every other rank's buffer into its own (and averages if
-    //   op == REDOP_AVG), then sends the result to every other rank; the others send, then receive.
+    // TODO(03 naive_allreduce): on return every rank's buf holds the sum (REDOP_SUM) or the mean
+    //   (REDOP_AVG) of all the ranks' buffers, the same bits everywhere, by the two phases drawn
+    //   above: everything meets at rank 0, which alone adds (others in rank order 1, 2, …, N−1)
+    //   and alone divides, and the result goes back. Helpers and rules: see above.
     (void)N, (void)rank, (void)buf, (void)op;
 }

@@ -6,6 +6,7 @@
 #include "collective.h"
 
 void reduce_add_cpu(float *acc, const float *in, size_t n) {
-    // TODO(03 reduce_add_cpu): acc[i] += in[i] for every i < n.
+    // TODO(03 reduce_add_cpu): afterwards acc[i] = old acc[i] + in[i] for every i < n (n may be 0),
+    //   and nothing outside acc[0 .. n) is written.
     (void)acc, (void)in, (void)n;
 }

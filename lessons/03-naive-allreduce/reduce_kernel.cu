@@ -11,7 +11,9 @@
 #include <stddef.h>
 
 __global__ void reduce_add_kernel(float *acc, const float *in, size_t n) {
-    // TODO(03 reduce_add_kernel): a grid-stride loop doing acc[i] += in[i] for every i < n.
+    // TODO(03 reduce_add_kernel): the contract of reduce_add_cpu, for any n and whatever grid
+    //   reduce_add_cuda launches below: each i < n is handled by exactly one thread, once (the
+    //   grid-stride shape above; README, "The reduction, twice").
     (void)acc, (void)in, (void)n;
 }
 

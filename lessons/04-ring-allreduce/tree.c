@@ -25,8 +25,9 @@ void tree_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
     if (count == 0) return;
     int top = 1; /* the smallest power of two >= N */
     while (top < N) top <<= 1;
-    // TODO(04 tree_allreduce): the reduce rounds up (d = 1, 2, 4, … < top), averaging at rank 0 for
-    //   REDOP_AVG, then the broadcast rounds down (from your parent, then to r + d for d below your
-    //   lowest set bit, largest d first). Receive into coll_scratch, add with reduce_add.
+    // TODO(04 tree_allreduce): the contract of ring_allreduce, on the tree drawn above (README,
+    //   "The binomial tree"): whole buffers, exchanged only with your parent and your children; the
+    //   total exists at rank 0 alone, which is the only rank to divide for REDOP_AVG. Given:
+    //   comm_send, comm_recv, coll_scratch, reduce_add, ops_scale; top (computed above).
     (void)buf, (void)op, (void)r;
 }

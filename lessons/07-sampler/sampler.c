@@ -29,7 +29,9 @@ int sampler_init(sampler_t *s, size_t dataset_len, int num_replicas, int rank, b
     s->seed = seed;
     s->drop_last = drop_last;
     s->epoch = 0;
-    // TODO(07 sampler sizes): num_samples and total_size as above (careful with L < N).
+    // TODO(07 sampler sizes): set s->num_samples and s->total_size by the formulas above (README,
+    //   "The list of an epoch"), exact for every size_t L: L < N included, and past 2^53, where a
+    //   ceil computed in floating point rounds wrong.
     s->num_samples = 0;
     s->total_size = 0;
     return 0;
@@ -41,8 +43,9 @@ void sampler_set_epoch(sampler_t *s, int64_t epoch) {
 }
 
 size_t sampler_indices(const sampler_t *s, uint32_t *out) {
-    // TODO(07 sampler_indices): build the epoch's list in out (steps 1 and 2 above), then keep this
-    //   rank's strided entries at the front of out; return num_samples.
+    // TODO(07 sampler_indices): out has room for total_size entries. On return out[0 .. num_samples)
+    //   holds this rank's entries of the epoch's list (steps 1–3 above), in list order; the rest of
+    //   out is scratch. Return num_samples. Given: mt19937_randperm (PyTorch's randperm).
     (void)s, (void)out;
     return 0;
 }

@@ -9,35 +9,38 @@
 #include <math.h>
 
 double amdahl_speedup(double p, int N) {
-    // TODO(09 amdahl_speedup): 1 / ((1 − p) + p / N)
+    // TODO(09 amdahl_speedup): S(N) of Amdahl's law for a parallel fraction p (README, "The model").
     (void)p, (void)N;
     return 0.0;
 }
 
 double ring_allreduce_time(double bytes, int N, double alpha, double beta) {
-    // TODO(09 ring_allreduce_time): 2(N−1)·alpha + 2(N−1)/N · bytes / beta; 0 for N = 1; beta = 0
-    //   means infinite bandwidth (only the latency term).
+    // TODO(09 ring_allreduce_time): T_ar(N) of the ring (README, "The model"), in whatever units it
+    //   is given. N = 1 sends nothing: 0. beta = 0 stands for infinite bandwidth: latency only.
     (void)bytes, (void)N, (void)alpha, (void)beta;
     return 0.0;
 }
 
 double step_time(double compute, double comm, bool overlap) {
-    // TODO(09 step_time): the sum, or the larger of the two with overlap.
+    // TODO(09 step_time): the model's step from its compute and communication times, without and
+    //   with overlap (README, "A step": the bound the model uses).
     (void)compute, (void)comm, (void)overlap;
     return 0.0;
 }
 
 double predict_step(double compute1, int N, int cores, double bytes, int buckets, double alpha, double beta,
                     bool overlap) {
-    // TODO(09 predict_step): compute1 / min(N, cores); communication = `buckets` ring all-reduces of
-    //   bytes / buckets each; then step_time.
+    // TODO(09 predict_step): the predicted step on N ranks, from one rank's compute time compute1:
+    //   strong scaling over `cores` shared cores, and the gradient's `bytes` sent as `buckets` equal
+    //   ring all-reduces (README, "The model"). Build it from the functions above.
     (void)compute1, (void)N, (void)cores, (void)bytes, (void)buckets, (void)alpha, (void)beta;
     (void)overlap;
     return 0.0;
 }
 
 double efficiency(double t1, double tn, int N) {
-    // TODO(09 efficiency): T(1) / (N · T(N))
+    // TODO(09 efficiency): the strong-scaling efficiency of a step of tn on N ranks against t1 on one
+    //   (README, "Strong scaling").
     (void)t1, (void)tn, (void)N;
     return 0.0;
 }

@@ -10,7 +10,9 @@
 #include "pingpong.h"
 
 void fit_alpha_beta(const double *bytes, const double *seconds, int n, double *alpha, double *beta) {
-    // TODO(00 fit_alpha_beta): the weighted least-squares line above; alpha = a, beta = 1/s.
+    // TODO(00 fit_alpha_beta): in: n points (bytes[i], seconds[i]), seconds > 0. out: alpha = a
+    //   (seconds) and beta = 1/s (bytes per second) of the weighted least-squares line above, every
+    //   point weighted 1/t².
     // BEGIN SOLUTION
     double s1 = 0, sb = 0, st = 0, sbb = 0, sbt = 0;
     for (int i = 0; i < n; i++) {

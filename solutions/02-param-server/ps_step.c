@@ -22,8 +22,11 @@ float ps_train_step(trainer_t *t, double lr) {
     float loss = model_forward(m, t->ctx, t->targets, t->local_batch);
     model_backward(m, 1.0f, NULL, NULL);
 
-    // TODO(02 ps_train_step): the server gathers, averages, clips, steps and sends back θ;
-    //   the workers send their gradient and wait for θ.
+    // TODO(02 ps_train_step): the exchange and the update (README, "The algorithm"). Each rank
+    //   enters with the gradient of its own examples in m->grads. On return every rank's m->params
+    //   is the server's new θ: one clipped optimizer step, taken on rank 0 only, with the average of
+    //   the N gradients. Rank 0 receives from ranks 1, 2, …, N−1 in that order, into ps->scratch.
+    //   Point-to-point messages only; the helpers are listed at the top of this file.
     // BEGIN SOLUTION
     if (rank == 0) {
         for (int w = 1; w < N; w++) {

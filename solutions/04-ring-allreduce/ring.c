@@ -8,7 +8,9 @@
 static int mod(int a, int n) { return ((a % n) + n) % n; }
 
 void chunk_range(size_t count, int N, int i, size_t *offset, size_t *length) {
-    // TODO(04 chunk_range): chunks of count/N elements, the first count % N of them one longer.
+    // TODO(04 chunk_range): out: where chunk i (0 <= i < N) of a count-element buffer starts and how
+    //   long it is, for the split drawn in ring.h: the N chunks tile [0, count) in order, lengths
+    //   differ by at most one, longer ones first. Exact size_t arithmetic past 2^32 elements.
     // BEGIN SOLUTION
     size_t base = count / (size_t)N, extra = count % (size_t)N, u = (size_t)i;
     *length = base + (u < extra ? 1 : 0);
@@ -24,8 +26,10 @@ void reduce_scatter(coll_t *coll, float *buf, size_t count) {
     int N = comm_world_size(c), r = comm_rank(c);
     if (N == 1) return;
     int right = (r + 1) % N, left = (r - 1 + N) % N;
-    // TODO(04 reduce_scatter): N−1 steps; in step s send chunk (r−1−s) right, receive chunk (r−2−s)
-    //   from the left into coll_scratch and reduce_add it into that chunk.
+    // TODO(04 reduce_scatter): on return chunk r of buf holds the SUM over all ranks of chunk r (the
+    //   other chunks are scratch). Which chunk leaves and which arrives in step s: README, "The ring".
+    //   Given: chunk_range, mod, comm_sendrecv (to right, from left only), coll_scratch for what
+    //   arrives, reduce_add — touch the data only through these (it may be in GPU memory).
     // BEGIN SOLUTION
     size_t base = count / (size_t)N;
     float *in = coll_scratch(coll, base + 1);
@@ -45,8 +49,9 @@ void all_gather(coll_t *coll, float *buf, size_t count) {
     int N = comm_world_size(c), r = comm_rank(c);
     if (N == 1) return;
     int right = (r + 1) % N, left = (r - 1 + N) % N;
-    // TODO(04 all_gather): N−1 steps; in step s send chunk (r−s) right and receive chunk (r−1−s)
-    //   from the left straight into place (a copy: the chunks are final).
+    // TODO(04 all_gather): in: chunk r of buf is final on rank r. out: every chunk final on every
+    //   rank, the same bits everywhere. Schedule: README, "The ring" (all-gather). Given: chunk_range,
+    //   mod, comm_sendrecv; nothing is added, so nothing needs scratch.
     // BEGIN SOLUTION
     for (int s = 0; s < N - 1; s++) {
         size_t so, sl, ro, rl;
@@ -59,8 +64,9 @@ void all_gather(coll_t *coll, float *buf, size_t count) {
 }
 
 void ring_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
-    // TODO(04 ring_allreduce): reduce_scatter; for REDOP_AVG scale your own chunk by 1/N (each rank
-    //   scales 1/N of the buffer, not all of it); all_gather.
+    // TODO(04 ring_allreduce): out: buf holds the sum (REDOP_SUM) or the mean (REDOP_AVG) over the
+    //   ranks, the same bits on every rank. Compose the two halves above; for the mean each rank
+    //   divides only the 1/N of the buffer it finished (the grader counts ops_scale's work).
     // BEGIN SOLUTION
     int N = comm_world_size(coll->comm), r = comm_rank(coll->comm);
     reduce_scatter(coll, buf, count);

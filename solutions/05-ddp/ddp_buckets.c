@@ -29,10 +29,11 @@ void ddp_assign_buckets(ddp_t *d, const flat_layout_t *layout, size_t bucket_byt
     d->buckets = dp_calloc((size_t)(P ? P : 1), sizeof(ddp_bucket_t)); /* at most one per parameter */
     d->bucket_of = dp_calloc((size_t)(P ? P : 1), sizeof(int));
     d->nbuckets = 0;
-    // TODO(05 ddp_assign_buckets): walk i = P−1 down to 0 and fill d->buckets[0..nbuckets):
-    //   first_param, last_param, offset, count (elements) — and d->bucket_of[i] for every i.
-    //   Bucket 0 closes once its bytes reach first_bucket_bytes_cap, every later one once they
-    //   reach bucket_bytes_cap (>=, in every bucket); what is left at the end is the last bucket.
+    // TODO(05 ddp_assign_buckets): split parameters 0..P−1 into buckets by the rule in the README
+    //   ("Buckets", steps 1–3; the caps arrive as arguments). On return: d->nbuckets buckets in launch
+    //   order (bucket 0 holds parameter P−1), each parameter in exactly one; every d->buckets[b] has
+    //   first_param <= last_param and its slice of the flat gradient (offset, count: elements, from
+    //   layout->views); d->bucket_of[i] names the bucket of parameter i. Leave pending to ddp_reset.
     // BEGIN SOLUTION
     size_t open_bytes = 0;
     int open_last = -1;

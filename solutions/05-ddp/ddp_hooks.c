@@ -22,9 +22,11 @@
 
 void ddp_grad_ready(void *ctx, int param_index) {
     ddp_t *d = ctx;
-    // TODO(05 ddp_grad_ready): when sync is required: count down the bucket of param_index; once it
-    //   reaches 0 scale the bucket by 1/N; then launch every bucket from d->next_bucket on that is
-    //   complete, in order, advancing d->next_bucket.
+    // TODO(05 ddp_grad_ready): called once per parameter per backward, in no particular order.
+    //   When d->require_backward_grad_sync is false: do nothing. Otherwise, on return: a bucket whose
+    //   pending count reached 0 has been scaled by 1/N (ops_scale on its slice of d->t->model.grads),
+    //   once; buckets 0..d->next_bucket−1 have been handed to d->launch, in that order, and
+    //   d->next_bucket is the first bucket that is not complete yet. Never wait for communication.
     // BEGIN SOLUTION
     if (!d->require_backward_grad_sync) return;
     ddp_bucket_t *b = &d->buckets[d->bucket_of[param_index]];
@@ -36,9 +38,10 @@ void ddp_grad_ready(void *ctx, int param_index) {
 }
 
 void ddp_finish(ddp_t *d) {
-    // TODO(05 ddp_finish): after a synchronised backward every bucket must have been launched
-    //   (otherwise dp_fatal with the bucket's number: a gradient never became ready); wait for all
-    //   buckets, then reset. Outside sync (no_sync) there is nothing to wait for: just reset.
+    // TODO(05 ddp_finish): runs once after every backward. After a synchronised backward a bucket
+    //   that was never launched is an error: dp_fatal naming it (one of its gradients never became
+    //   ready). On return every launched all-reduce has finished (ddp_wait_all) and the per-backward
+    //   state is fresh for the next one (ddp_reset). Under no_sync nothing was launched.
     // BEGIN SOLUTION
     if (d->require_backward_grad_sync && d->next_bucket < d->nbuckets)
         dp_fatal("rank %d: DDP bucket %d was never launched: a gradient of parameters %d..%d did not become ready "

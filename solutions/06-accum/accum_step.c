@@ -9,9 +9,8 @@
  * and its gradient likewise: backward with grad_scale w_i (= 1/k when the micro-batches are equal).
  * Forgetting the weight makes the accumulated gradient k times too large.
  *
- * For each micro-batch i: set d->require_backward_grad_sync (only the last one synchronises),
- * model_forward on its slice (contexts start at t->ctx + off·T, T = t->cfg.context),
- * model_backward(m, w_i, ddp_grad_ready, d), ddp_finish(d). Then restore the flag, clip, step. */
+ * The inputs: t->ctx holds the rank's B contexts of T = t->cfg.context tokens each, one after
+ * another, and t->targets their B targets. */
 #include "accum.h"
 
 #include "ring.h"
@@ -25,8 +24,12 @@ float accum_train_step(trainer_t *t, double lr) {
     double loss = 0;
     d->nlaunched = 0;
     model_zero_grad(m);
-    // TODO(06 accum_train_step): the k micro-batches (no_sync for all but the last), weighting each
-    //   by b_i / B; accumulate the weighted loss; then sync back on, clip, optimizer step.
+    // TODO(06 accum_train_step): one optimizer step over the rank's B examples, run as k micro-batches
+    //   split as chunk_range splits (lesson 04). Afterwards: m->grads held the gradient of the mean
+    //   loss over all B, averaged over the ranks by ONE synchronised backward (the last; the others
+    //   under no_sync, README "no_sync"); it was clipped once and one optim_step taken; loss is the
+    //   step's mean loss (weights: README, "The arithmetic"); d->require_backward_grad_sync is true.
+    //   Given: model_forward, model_backward with ddp_grad_ready, ddp_finish, clip_grad_norm_ops.
     // BEGIN SOLUTION
     for (int i = 0; i < k; i++) {
         size_t off, len;

@@ -29,7 +29,9 @@ int sampler_init(sampler_t *s, size_t dataset_len, int num_replicas, int rank, b
     s->seed = seed;
     s->drop_last = drop_last;
     s->epoch = 0;
-    // TODO(07 sampler sizes): num_samples and total_size as above (careful with L < N).
+    // TODO(07 sampler sizes): set s->num_samples and s->total_size by the formulas above (README,
+    //   "The list of an epoch"), exact for every size_t L: L < N included, and past 2^53, where a
+    //   ceil computed in floating point rounds wrong.
     // BEGIN SOLUTION
     size_t L = dataset_len, N = (size_t)num_replicas;
     if (drop_last && L % N != 0)
@@ -52,8 +54,9 @@ void sampler_set_epoch(sampler_t *s, int64_t epoch) {
 }
 
 size_t sampler_indices(const sampler_t *s, uint32_t *out) {
-    // TODO(07 sampler_indices): build the epoch's list in out (steps 1 and 2 above), then keep this
-    //   rank's strided entries at the front of out; return num_samples.
+    // TODO(07 sampler_indices): out has room for total_size entries. On return out[0 .. num_samples)
+    //   holds this rank's entries of the epoch's list (steps 1–3 above), in list order; the rest of
+    //   out is scratch. Return num_samples. Given: mt19937_randperm (PyTorch's randperm).
     // BEGIN SOLUTION
     size_t L = s->dataset_len, N = (size_t)s->num_replicas;
     if (s->shuffle)

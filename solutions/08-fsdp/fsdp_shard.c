@@ -26,8 +26,11 @@ void fsdp_shard_layout(fsdp_t *f, const model_t *m) {
     f->nunits = m->nunits;
     f->units = dp_calloc((size_t)m->nunits, sizeof(fsdp_unit_t));
     f->shard_numel = 0;
-    // TODO(08 fsdp_shard_layout): for every unit: numel = m->unit_numel[u], chunk = ceil(numel / N),
-    //   shard_offset = the running total of the chunks before it; then shard_numel = that total.
+    // TODO(08 fsdp_shard_layout): fill f->units[u] (numel, chunk, shard_offset) for every unit and
+    //   f->shard_numel, for the layout drawn above (README, "The layout"). chunk is the same on every
+    //   rank; a rank's chunks of all units lie end to end in unit order in its shard arrays, so
+    //   shard_offset is where unit u starts there and shard_numel is the whole length. Units can
+    //   pass 2^32 elements: every size and offset is exact size_t arithmetic.
     // BEGIN SOLUTION
     size_t N = (size_t)f->world_size;
     for (int u = 0; u < m->nunits; u++) {
@@ -41,9 +44,10 @@ void fsdp_shard_layout(fsdp_t *f, const model_t *m) {
 
 void fsdp_gather(fsdp_t *f, coll_t *coll, int u, float *full) {
     const fsdp_unit_t *x = &f->units[u];
-    // TODO(08 fsdp_gather): copy the shard (f->shard_params + shard_offset, chunk floats) to
-    //   full + r·chunk with ops_copy on coll->ops (the prefetch thread's coll has its own GPU stream, and
-    //   the copy must be ordered before the gather's transfers), then all_gather(coll, full, N·chunk).
+    // TODO(08 fsdp_gather): in: this rank's shard of unit u (f->shard_params + shard_offset, chunk
+    //   floats). out: full (N·chunk floats) holds the whole padded unit, the same on every rank.
+    //   Given: all_gather (ring.h) on coll; ops_copy on coll->ops, not on the trainer's: the
+    //   prefetch thread's coll has its own GPU stream, and a copy must be ordered before its gather.
     // BEGIN SOLUTION
     ops_copy(coll->ops, f->shard_params + x->shard_offset, full + (size_t)f->rank * x->chunk, x->chunk);
     all_gather(coll, full, (size_t)f->world_size * x->chunk);
@@ -53,8 +57,10 @@ void fsdp_gather(fsdp_t *f, coll_t *coll, int u, float *full) {
 
 void fsdp_reduce_grads(fsdp_t *f, int u, float *full_grad) {
     const fsdp_unit_t *x = &f->units[u];
-    // TODO(08 fsdp_reduce_grads): scale full_grad (N·chunk) by 1/N, reduce_scatter it on f->coll,
-    //   then add chunk r into the gradient shard (f->shard_grads + shard_offset).
+    // TODO(08 fsdp_reduce_grads): in: full_grad, this rank's gradient of the whole unit u (N·chunk
+    //   floats, padding 0; yours to overwrite). out: the gradient shard (f->shard_grads +
+    //   shard_offset) has the AVERAGE over ranks of its chunk ADDED to what it held (gradients
+    //   accumulate). Given: reduce_scatter on f->coll; ops_scale, ops_axpy on f->t->ops. No new buffers.
     // BEGIN SOLUTION
     size_t count = (size_t)f->world_size * x->chunk;
     if (f->world_size > 1) ops_scale(f->t->ops, full_grad, 1.0f / (float)f->world_size, count);
@@ -66,10 +72,10 @@ void fsdp_reduce_grads(fsdp_t *f, int u, float *full_grad) {
 
 double fsdp_clip(fsdp_t *f, double max_norm) {
     double sumsq = 0;
-    // TODO(08 fsdp_clip): sumsq = Σ g² over this rank's REAL elements of every unit's shard (a shard
-    //   holds chunk floats, of which max(0, min(chunk, numel − r·chunk)) are real); all-reduce it over
-    //   the ranks with ring_allreduce (lesson 04) on f->host_coll (the number is on the host even when
-    //   the shards are on a GPU); then clip_grad_norm_from_sumsq.
+    // TODO(08 fsdp_clip): leave in sumsq the Σ g² of the WHOLE model's gradient, the same value on
+    //   every rank: each real element counted once, padding never (README, "The layout": which
+    //   elements of a shard are real). Given: ops_sumsq over a shard; ring_allreduce on
+    //   f->host_coll (this one number lives on the host even when the shards are on a GPU).
     // BEGIN SOLUTION
     for (int u = 0; u < f->nunits; u++) {
         const fsdp_unit_t *x = &f->units[u];

@@ -9,7 +9,7 @@
 #include <math.h>
 
 double amdahl_speedup(double p, int N) {
-    // TODO(09 amdahl_speedup): 1 / ((1 − p) + p / N)
+    // TODO(09 amdahl_speedup): S(N) of Amdahl's law for a parallel fraction p (README, "The model").
     // BEGIN SOLUTION
     return 1.0 / ((1.0 - p) + p / N);
     // END SOLUTION
@@ -18,8 +18,8 @@ double amdahl_speedup(double p, int N) {
 }
 
 double ring_allreduce_time(double bytes, int N, double alpha, double beta) {
-    // TODO(09 ring_allreduce_time): 2(N−1)·alpha + 2(N−1)/N · bytes / beta; 0 for N = 1; beta = 0
-    //   means infinite bandwidth (only the latency term).
+    // TODO(09 ring_allreduce_time): T_ar(N) of the ring (README, "The model"), in whatever units it
+    //   is given. N = 1 sends nothing: 0. beta = 0 stands for infinite bandwidth: latency only.
     // BEGIN SOLUTION
     if (N <= 1) return 0.0;
     double t = 2.0 * (N - 1) * alpha;
@@ -31,7 +31,8 @@ double ring_allreduce_time(double bytes, int N, double alpha, double beta) {
 }
 
 double step_time(double compute, double comm, bool overlap) {
-    // TODO(09 step_time): the sum, or the larger of the two with overlap.
+    // TODO(09 step_time): the model's step from its compute and communication times, without and
+    //   with overlap (README, "A step": the bound the model uses).
     // BEGIN SOLUTION
     return overlap ? fmax(compute, comm) : compute + comm;
     // END SOLUTION
@@ -41,8 +42,9 @@ double step_time(double compute, double comm, bool overlap) {
 
 double predict_step(double compute1, int N, int cores, double bytes, int buckets, double alpha, double beta,
                     bool overlap) {
-    // TODO(09 predict_step): compute1 / min(N, cores); communication = `buckets` ring all-reduces of
-    //   bytes / buckets each; then step_time.
+    // TODO(09 predict_step): the predicted step on N ranks, from one rank's compute time compute1:
+    //   strong scaling over `cores` shared cores, and the gradient's `bytes` sent as `buckets` equal
+    //   ring all-reduces (README, "The model"). Build it from the functions above.
     // BEGIN SOLUTION
     int parallel = N < cores ? N : cores;
     double comm = buckets * ring_allreduce_time(bytes / buckets, N, alpha, beta);
@@ -54,7 +56,8 @@ double predict_step(double compute1, int N, int cores, double bytes, int buckets
 }
 
 double efficiency(double t1, double tn, int N) {
-    // TODO(09 efficiency): T(1) / (N · T(N))
+    // TODO(09 efficiency): the strong-scaling efficiency of a step of tn on N ranks against t1 on one
+    //   (README, "Strong scaling").
     // BEGIN SOLUTION
     return t1 / (N * tn);
     // END SOLUTION
