@@ -1,16 +1,21 @@
 /* check01 — the grader's unit checks of lesson 01 (linked with the submission's lesson-01 code).
  *
- *   check01 linear_backward | xent_backward | adamw | gradcheck
+ *   check01 linear_backward | xent_backward | adamw | gradcheck | device
  *
  * Each compares the student's function with an independent float64 oracle written here with plain
  * loops (and, for the gradients, with central finite differences in float64), on random inputs with
  * every output poisoned (NaN) first. When the result is wrong it tries the usual mistakes and names
- * the one that matches. */
+ * the one that matches. `device` checks the GPU twins (kernels.cu, device_step.c) against the CPU
+ * functions where a GPU is, and exits SKIPPED (77) elsewhere. */
 #include "checklib.h"
 #include "layers.h"
 #include "model.h"
 #include "optim.h"
+#include "trainer.h"
 #include "util.h"
+#ifdef DPC_HAVE_CUDA
+#include "kernels.h"
+#endif
 
 #include <math.h>
 #include <stdio.h>
@@ -677,12 +682,426 @@ static int gradcheck(void) {
     return bad;
 }
 
+/* ---- device: the GPU twins (kernels.cu, device_step.c) against the CPU functions ------------------ */
+
+/* Where no GPU is (or in a build without CUDA) the check says so and exits SKIPPED: grading/grade
+ * then counts it neither for nor against. Every part below runs whatever the parts before it found,
+ * so the run and the judge make the same tape records in the same order whatever the submission's
+ * CPU functions do (the run calls them too, but only the judge's, the reference's, decide). */
+#ifdef DPC_HAVE_CUDA
+static ops_t *gpu(void) {
+    static ops_t *ops;
+    if (!ops) ops = ops_create(OPS_CUDA, 1);
+    return ops;
+}
+
+static float *dev_copy(const float *host, size_t n) {
+    float *d = ops_alloc(gpu(), n ? n : 1);
+    ops_from_host(gpu(), d, host, n);
+    return d;
+}
+
+/* outputs start as NaN, so that an element a kernel never writes shows */
+static float *dev_poisoned(size_t n) {
+    float *d = ops_alloc(gpu(), n ? n : 1);
+    ops_fill(gpu(), d, NAN, n);
+    return d;
+}
+
+static double *widen(const float *x, size_t n) {
+    double *w = malloc((n ? n : 1) * sizeof(double));
+    for (size_t i = 0; i < n; i++) w[i] = x[i];
+    return w;
+}
+
+/* The first element where |got − want| > tol · max|want| (n when none is; NaN is always outside). */
+static size_t first_off(const double *got, const double *want, size_t n, double tol) {
+    double scale = 0;
+    for (size_t i = 0; i < n; i++) scale = fmax(scale, fabs(want[i]));
+    if (scale == 0) scale = 1;
+    for (size_t i = 0; i < n; i++)
+        if (!(fabs(got[i] - want[i]) <= tol * scale)) return i;
+    return n;
+}
+
+/* "name: first element outside the tolerance [i] = got, expected want (tolerance: tol of max|want|)" */
+static void describe_off(const char *name, const double *got, const double *want, size_t n, double tol) {
+    size_t i = first_off(got, want, n, tol);
+    if (i < n)
+        printf("  %s: first element outside the tolerance (%.0e of the largest expected value): [%zu] = %.8g, "
+               "expected %.8g\n",
+               name, tol, i, got[i], want[i]);
+}
+
+/* A record just before a call into the GPU twins: when the run's tape ends right there, that call ended
+ * the run (a kernel that faults is reported at the next synchronisation, before the next record), and
+ * the judge says which call it was. */
+static void before_call(const char *call, const char *hint) {
+    char tag[160];
+    snprintf(tag, sizeof tag, "device: calling %s", call);
+    ck_tape(tag, NULL, 0);
+    if (!ck_tape_ends_here()) return;
+    const char *how = getenv("RUN_STATUS");
+    printf("FAIL: the run ended inside %s (%s): %s\n", call, how ? how : "no status", hint);
+    exit(1);
+}
+
+/* The grid of an element-wise launcher in kernels.cu: 256 threads a block, at most 4096 blocks. */
+static const size_t grid_threads = (size_t)4096 * 256;
+
+/* Part 1: the cross-entropy kernels on B examples of V classes against xent_forward and xent_backward. */
+static int device_xent_case(int B, int V, uint64_t seed) {
+    const float gs = 0.5f;
+    const ops_t *g = gpu();
+    rng_t r;
+    rng_init(&r, seed);
+    size_t n = (size_t)B * V;
+    float *z = malloc(n * 4), *p = malloc(n * 4), *loss = malloc((size_t)B * 4), *d = malloc(n * 4);
+    float *gp = malloc(n * 4), *gl = malloc((size_t)B * 4), *gd = malloc(n * 4);
+    int32_t *y = malloc((size_t)B * sizeof *y);
+    ck_random(&r, z, n);
+    for (size_t i = 0; i < n; i++) z[i] *= 4;
+    for (int b = 0; b < B; b++) y[b] = (int32_t)rng_below(&r, (uint32_t)V);
+    float *dz = dev_copy(z, n), *dprobs = dev_poisoned(n), *dloss = dev_poisoned((size_t)B), *dd = dev_poisoned(n);
+    int32_t *dy = ops_alloc_bytes(g, (size_t)B * sizeof *y);
+    ops_upload(g, dy, y, (size_t)B * sizeof *y);
+    char tag[128];
+    before_call("xent_forward_cuda (your xent_forward_kernel)",
+                "a kernel that reads or writes past its rows (check the example index against B)");
+    xent_forward_cuda(ops_stream(g), dz, dy, B, V, dprobs, dloss);
+    ops_to_host(g, gp, dprobs, n);
+    ops_to_host(g, gl, dloss, (size_t)B);
+    snprintf(tag, sizeof tag, "xent_forward_kernel B=%d V=%d: probs", B, V);
+    ck_tape(tag, gp, n * 4);
+    snprintf(tag, sizeof tag, "xent_forward_kernel B=%d V=%d: losses", B, V);
+    ck_tape(tag, gl, (size_t)B * 4);
+    /* the CPU's probabilities are the backward kernel's input: its result does not depend on the forward
+     * kernel (xent_forward is given code, the same in the run and the judge) */
+    xent_forward(z, y, B, V, p, loss);
+    ops_from_host(g, dprobs, p, n);
+    before_call("xent_backward_cuda (your xent_backward_kernel)",
+                "a kernel that reads or writes past the B·V elements (check the loop bound)");
+    xent_backward_cuda(ops_stream(g), dprobs, dy, B, V, gs, dd);
+    ops_to_host(g, gd, dd, n);
+    snprintf(tag, sizeof tag, "xent_backward_kernel B=%d V=%d: dlogits", B, V);
+    ck_tape(tag, gd, n * 4);
+    xent_backward(p, y, B, V, gs, d); /* in the judge: the reference's */
+
+    int bad = 0;
+    double *wp = widen(p, n), *wl = widen(loss, (size_t)B), *wd = widen(d, n);
+    double *hp = widen(gp, n), *hl = widen(gl, (size_t)B), *hd = widen(gd, n), *alt = malloc(n * sizeof(double));
+    if (ck_has_nonfinite(gp, n) || ck_has_nonfinite(gl, (size_t)B)) {
+        int first = 0, written = 0;
+        for (int b = B - 1; b >= 0; b--)
+            if (ck_has_nonfinite(gp + (size_t)b * V, (size_t)V) || !isfinite(gl[b]))
+                first = b;
+            else
+                written++;
+        printf("FAIL: xent_forward_kernel (B=%d, V=%d) never wrote example %d's probabilities or loss (they are "
+               "still the NaN they were filled with; %d of %d examples were written): every example b < B needs "
+               "a thread, b from the block and thread indices, looping when there are more examples than threads\n",
+               B, V, first, written, B);
+        bad = 1;
+    } else {
+        if (first_off(hp, wp, n, 1e-5) < n) {
+            printf("FAIL: xent_forward_kernel (B=%d, V=%d): the probabilities differ from xent_forward's\n", B, V);
+            describe_off("probs", hp, wp, n, 1e-5);
+            bad = 1;
+        }
+        if (first_off(hl, wl, (size_t)B, 1e-5) < (size_t)B) {
+            printf("FAIL: xent_forward_kernel (B=%d, V=%d): the per-example losses differ from xent_forward's (each "
+                   "is −log p[target], from the log-sum-exp of the row)\n",
+                   B, V);
+            describe_off("losses", hl, wl, (size_t)B, 1e-5);
+            bad = 1;
+        }
+    }
+    size_t nan_at = n;
+    for (size_t i = 0; i < n && nan_at == n; i++)
+        if (!isfinite(gd[i])) nan_at = i;
+    if (nan_at < n) {
+        printf("FAIL: xent_backward_kernel (B=%d, V=%d) never wrote dlogits[%zu] (still NaN)%s\n", B, V, nan_at,
+               nan_at == grid_threads ? ": the launcher starts at most 4096·256 threads, so each must loop over "
+                                        "i, i + (all threads), ... (a grid-stride loop)"
+                                      : ": every one of the B·V elements is an output");
+        bad = 1;
+    } else if (first_off(hd, wd, n, 1e-6) < n) {
+        bad = 1;
+        /* the usual mistakes, from the same probabilities */
+        static const char *const why[] = {
+            "dlogits is B times too large: the loss is a mean over the batch, divide by B",
+            "dlogits ignores grad_scale: multiply by it",
+            "dlogits has the wrong sign: it is grad_scale·(p − onehot)/B",
+            "dlogits is grad_scale·p/B everywhere: subtract grad_scale/B at the target class",
+        };
+        int named = 0;
+        for (int k = 0; k < 4 && !named; k++) {
+            for (size_t i = 0; i < n; i++) {
+                double pv = p[i], one = (int32_t)(i % (size_t)V) == y[i / (size_t)V];
+                alt[i] = k == 0   ? gs * (pv - one)
+                         : k == 1 ? (pv - one) / B
+                         : k == 2 ? -gs * (pv - one) / B
+                                  : gs * pv / B;
+            }
+            if (first_off(hd, alt, n, 1e-5) == n) {
+                printf("FAIL: xent_backward_kernel (B=%d, V=%d): %s\n", B, V, why[k]);
+                named = 1;
+            }
+        }
+        if (!named) {
+            printf("FAIL: xent_backward_kernel (B=%d, V=%d): dlogits differs from xent_backward's "
+                   "(grad_scale·(p − onehot(target))/B)\n",
+                   B, V);
+            describe_off("dlogits", hd, wd, n, 1e-6);
+        }
+    }
+    ops_free(g, dz), ops_free(g, dprobs), ops_free(g, dloss), ops_free(g, dd);
+    ops_free_bytes(g, dy);
+    free(z), free(p), free(loss), free(d), free(gp), free(gl), free(gd), free(y);
+    free(wp), free(wl), free(wd), free(hp), free(hl), free(hd), free(alt);
+    return bad;
+}
+
+/* Part 2: one adamw_step_device on n elements against adamw_step on the same inputs; Δθ must agree to
+ * tol of its largest value. p0_scale = 0 starts θ at 0, so that Δθ is not lost in θ's rounding: then
+ * the two agree to a few float roundings, and a scalar computed in float instead of double shows. */
+static int device_adamw_case(const char *what, size_t n, int64_t t, adamw_hparams_t hp, double lr, float p0_scale,
+                             float g_scale, bool zero_state, double tol, uint64_t seed) {
+    const ops_t *g = gpu();
+    rng_t r;
+    rng_init(&r, seed);
+    float *p0 = malloc(n * 4), *gr = malloc(n * 4), *m0 = malloc(n * 4), *v0 = malloc(n * 4);
+    ck_random(&r, p0, n);
+    ck_random(&r, gr, n);
+    ck_random(&r, m0, n);
+    ck_random(&r, v0, n);
+    for (size_t i = 0; i < n; i++) {
+        p0[i] *= p0_scale;
+        gr[i] *= g_scale;
+        m0[i] = zero_state ? 0 : 0.1f * m0[i];
+        v0[i] = zero_state ? 0 : 0.01f * fabsf(v0[i]) + 1e-4f; /* running means of g²: positive */
+    }
+    float *dp = dev_copy(p0, n), *dg = dev_copy(gr, n), *dm = dev_copy(m0, n), *dv = dev_copy(v0, n);
+    float *gp = malloc(n * 4), *gm = malloc(n * 4), *gv = malloc(n * 4);
+    before_call("adamw_step_device (and your adamw_kernel)",
+                "a kernel that reads or writes past the n elements (check the loop bound)");
+    adamw_step_device(ops_stream(g), dp, dg, dm, dv, n, t, &hp, lr);
+    ops_to_host(g, gp, dp, n);
+    ops_to_host(g, gm, dm, n);
+    ops_to_host(g, gv, dv, n);
+    char tag[160];
+    snprintf(tag, sizeof tag, "adamw_step_device %s: theta", what);
+    ck_tape(tag, gp, n * 4);
+    snprintf(tag, sizeof tag, "adamw_step_device %s: m", what);
+    ck_tape(tag, gm, n * 4);
+    snprintf(tag, sizeof tag, "adamw_step_device %s: v", what);
+    ck_tape(tag, gv, n * 4);
+    float *cp = malloc(n * 4), *cm = malloc(n * 4), *cv = malloc(n * 4);
+    memcpy(cp, p0, n * 4), memcpy(cm, m0, n * 4), memcpy(cv, v0, n * 4);
+    adamw_step(cp, gr, cm, cv, n, t, &hp, lr); /* in the judge: the reference's */
+
+    double *got = malloc(n * sizeof(double)), *want = malloc(n * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        got[i] = (double)gp[i] - p0[i];
+        want[i] = (double)cp[i] - p0[i];
+    }
+    int bad = 0;
+    size_t off = first_off(got, want, n, tol);
+    if (off < n) {
+        bad = 1;
+        size_t moved = 0;
+        for (size_t i = 0; i < n; i++) moved += gp[i] != p0[i];
+        if (moved == 0)
+            printf("FAIL: adamw_step_device (%s) left θ unchanged: compute the scalars and launch adamw_step_cuda; "
+                   "its adamw_kernel updates θ, m and v\n",
+                   what);
+        else if (off == grid_threads && n > grid_threads)
+            printf("FAIL: adamw_step_device (%s): θ is right up to element %zu and unchanged from there: the "
+                   "launcher starts at most 4096·256 threads, so each must loop (a grid-stride loop)\n",
+                   what, off);
+        else {
+            printf("FAIL: adamw_step_device (%s, step t = %lld, lr = %g, λ = %g): the update Δθ differs from "
+                   "adamw_step's\n",
+                   what, (long long)t, lr, hp.weight_decay);
+            describe_off("Δθ", got, want, n, tol);
+        }
+    }
+    const char *names[2] = {"m (the first moment)", "v (the second moment)"};
+    const float *gs[2] = {gm, gv}, *cs[2] = {cm, cv};
+    for (int k = 0; k < 2 && !bad; k++) {
+        for (size_t i = 0; i < n; i++) got[i] = gs[k][i], want[i] = cs[k][i];
+        if (first_off(got, want, n, 1e-6) < n) {
+            printf("FAIL: adamw_step_device (%s): %s differs from adamw_step's\n", what, names[k]);
+            describe_off(k ? "v" : "m", got, want, n, 1e-6);
+            bad = 1;
+        }
+    }
+    ops_free(g, dp), ops_free(g, dg), ops_free(g, dm), ops_free(g, dv);
+    free(p0), free(gr), free(m0), free(v0), free(gp), free(gm), free(gv), free(cp), free(cm), free(cv);
+    free(got), free(want);
+    return bad;
+}
+
+/* A trainer as trainer_init leaves it, with only what a step reads: the model, an SGD optimizer, the
+ * batch buffers and the clipping bound. */
+static void step_trainer(trainer_t *t, ops_t *ops, const model_config_t *cfg, int B, double clip) {
+    memset(t, 0, sizeof *t);
+    t->ops = ops;
+    t->rank = 0, t->world_size = 1;
+    t->cfg.clip = clip;
+    t->local_batch = B;
+    model_init(&t->model, cfg, ops, B, 41, NULL);
+    optim_init_on(&t->optim, OPTIM_SGD, model_num_params(&t->model), ops);
+    t->optim.sgd = (sgd_hparams_t){0.9, 1e-3};
+    t->ctx = dp_malloc((size_t)B * cfg->context * sizeof(int32_t));
+    t->targets = dp_malloc((size_t)B * sizeof(int32_t));
+}
+
+static void step_trainer_free(trainer_t *t) {
+    model_free(&t->model);
+    optim_free(&t->optim);
+    free(t->ctx), free(t->targets);
+}
+
+/* Part 3: K steps of train_step_device against K steps of train_step, from the same parameters on the
+ * same batches, with clipping active. SGD with momentum, not AdamW: AdamW's step turns the GPU's
+ * different rounding of a near-zero gradient into a full step, SGD keeps it rounding (part 2 checks
+ * AdamW's device step on identical inputs). */
+static int device_train_steps(void) {
+    enum { K = 4, B = 24, T = 4 };
+    const model_config_t cfg = {11, T, 6, 16, 2};
+    const double lr = 0.5, clip = 0.05;
+    rng_t r;
+    rng_init(&r, 51);
+    int32_t ctx[K][B * T], tg[K][B];
+    for (int k = 0; k < K; k++) {
+        for (int i = 0; i < B * cfg.context; i++) ctx[k][i] = (int32_t)rng_below(&r, (uint32_t)cfg.vocab);
+        for (int i = 0; i < B; i++) tg[k][i] = (int32_t)rng_below(&r, (uint32_t)cfg.vocab);
+    }
+    trainer_t gt, ct;
+    ops_t *host = ops_create(OPS_CPU, 1);
+    step_trainer(&gt, gpu(), &cfg, B, clip);
+    size_t n = model_num_params(&gt.model);
+    float *p0 = malloc(n * 4), *gparams = malloc(n * 4), *ggrads = malloc(n * 4);
+    float gloss[K], closs[K];
+    ops_to_host(gpu(), p0, gt.model.params, n);
+    for (int k = 0; k < K; k++) {
+        memcpy(gt.ctx, ctx[k], sizeof ctx[k]);
+        memcpy(gt.targets, tg[k], sizeof tg[k]);
+        before_call("train_step_device",
+                    "on a GPU the parameters and gradients are device memory, which the host cannot read: clip "
+                    "them with clip_grad_norm_ops(t->ops, ...), not clip_grad_norm");
+        gloss[k] = train_step_device(&gt, lr);
+        char tag[64];
+        snprintf(tag, sizeof tag, "train_step_device step %d: loss", k + 1);
+        ck_tape(tag, &gloss[k], sizeof gloss[k]);
+    }
+    ops_to_host(gpu(), gparams, gt.model.params, n);
+    ops_to_host(gpu(), ggrads, gt.model.grads, n);
+    ck_tape("train_step_device: parameters after the steps", gparams, n * 4);
+    ck_tape("train_step_device: gradients of the last step", ggrads, n * 4);
+    step_trainer_free(&gt);
+
+    step_trainer(&ct, host, &cfg, B, clip);
+    for (int k = 0; k < K; k++) {
+        memcpy(ct.ctx, ctx[k], sizeof ctx[k]);
+        memcpy(ct.targets, tg[k], sizeof tg[k]);
+        closs[k] = train_step(&ct, lr); /* in the judge: the reference's */
+    }
+    double gnorm = 0, cnorm = 0;
+    for (size_t i = 0; i < n; i++)
+        gnorm += (double)ggrads[i] * ggrads[i], cnorm += (double)ct.model.grads[i] * ct.model.grads[i];
+    gnorm = sqrt(gnorm), cnorm = sqrt(cnorm);
+    if (fabs(cnorm - clip) > 1e-3 * clip)
+        printf("  (grader self-check: the CPU run's last gradients have norm %.4g: clipping to %.4g was not active)\n",
+               cnorm, clip);
+    double *got = calloc(n, sizeof(double)), *want = calloc(n, sizeof(double));
+    int bad = 0, first_loss_off = -1;
+    for (int k = 0; k < K && first_loss_off < 0; k++)
+        if (!(fabs((double)gloss[k] - closs[k]) <= 1e-5 * fabs((double)closs[k]))) first_loss_off = k;
+    for (size_t i = 0; i < n; i++) got[i] = (double)gparams[i] - p0[i], want[i] = (double)ct.model.params[i] - p0[i];
+    size_t params_off = first_off(got, want, n, 1e-4);
+    size_t moved = 0;
+    for (size_t i = 0; i < n; i++) moved += gparams[i] != p0[i];
+    for (size_t i = 0; i < n; i++) got[i] = ggrads[i], want[i] = ct.model.grads[i];
+    size_t grads_off = first_off(got, want, n, 1e-4);
+    if (first_loss_off >= 0 || params_off < n || grads_off < n) {
+        bad = 1;
+        if (gloss[0] == 0 && closs[0] != 0)
+            printf("FAIL: train_step_device returned 0 as the loss of step 1 (expected %.6g): return the loss "
+                   "model_forward gives\n",
+                   (double)closs[0]);
+        if (moved == 0)
+            printf("FAIL: after %d steps of train_step_device no parameter has changed: the step must end with "
+                   "the optimizer step (optim_step)\n",
+                   K);
+        else if (grads_off < n && gnorm > clip * (1 + 1e-3))
+            printf("FAIL: after a step of train_step_device the gradients have norm %.4g, above max_norm = %.4g: "
+                   "they were not clipped (clip_grad_norm_ops with t->ops, between backward and the step)\n",
+                   gnorm, clip);
+        else if (first_loss_off > 0)
+            printf("FAIL: train_step_device's loss agrees with train_step's in step 1 but not in step %d (%.6g, "
+                   "expected %.6g): zero the gradients at the start of every step, and step the optimizer after "
+                   "clipping\n",
+                   first_loss_off + 1, (double)gloss[first_loss_off], (double)closs[first_loss_off]);
+        else if (first_loss_off == 0 && gloss[0] != 0)
+            printf("FAIL: train_step_device's first loss is %.6g, train_step's %.6g (if the cross-entropy kernels "
+                   "failed above, fix them first: the model uses them)\n",
+                   (double)gloss[0], (double)closs[0]);
+        else {
+            printf("FAIL: %d steps of train_step_device end with other parameters or gradients than train_step's "
+                   "(the same five stages, in the same order)\n",
+                   K);
+            if (grads_off < n) describe_off("last gradients", got, want, n, 1e-4); /* got, want: the gradients */
+            if (params_off < n) {
+                for (size_t i = 0; i < n; i++)
+                    got[i] = (double)gparams[i] - p0[i], want[i] = (double)ct.model.params[i] - p0[i];
+                describe_off("parameter change", got, want, n, 1e-4);
+            }
+        }
+    }
+    step_trainer_free(&ct);
+    ops_destroy(host);
+    free(p0), free(gparams), free(ggrads), free(got), free(want);
+    return bad;
+}
+#endif
+
+static int device_check(void) {
+#ifdef DPC_HAVE_CUDA
+    if (ops_cuda_available()) {
+        int bad = 0;
+        /* fewer examples than a block; several blocks; more elements than the grid has threads */
+        bad |= device_xent_case(3, 5, 61);
+        bad |= device_xent_case(33, 517, 62);
+        bad |= device_xent_case(4100, 256, 63);
+        bad |= device_adamw_case("random state, 1100003 elements", 1100003, 7, (adamw_hparams_t){0.9, 0.999, 1e-8, 0.1},
+                                 1e-2, 1.0f, 1.0f, false, 3e-5, 64);
+        bad |= device_adamw_case("tiny gradients at step 1, where ε matters", 4099, 1,
+                                 (adamw_hparams_t){0.9, 0.999, 1e-8, 0.0}, 1e-3, 0.0f, 1e-10f, true, 1e-5, 65);
+        /* here a bias correction computed in float (1 − 0.999f is 1.3e-5 off) moves Δθ by 6e-6 */
+        bad |= device_adamw_case("step 1 from θ = 0", 4099, 1, (adamw_hparams_t){0.9, 0.999, 1e-8, 0.0}, 1e-3, 0.0f,
+                                 1.0f, true, 2e-6, 66);
+        bad |= device_train_steps();
+        if (!bad)
+            printf("the GPU twins agree with the CPU functions: the cross-entropy kernels (up to 4100 examples, "
+                   "1049600 elements), AdamW's device step (1100003 elements; tiny gradients; step 1 to 2e-6), and 4 "
+                   "steps of "
+                   "train_step_device with clipping active\n");
+        return bad;
+    }
+#endif
+    printf("SKIP: no GPU on this machine: the GPU twins (kernels.cu, device_step.c) are compiled but not run\n");
+    exit(SKIPPED);
+}
+
 int main(int argc, char **argv) {
     dp_set_progname("check01");
     const ck_entry_t checks[] = {{"linear_backward", linear_backward_check},
                                  {"xent_backward", xent_backward_check},
                                  {"adamw", adamw_check},
                                  {"gradcheck", gradcheck},
+                                 {"device", device_check},
                                  {NULL, NULL}};
     return ck_main(argc, argv, checks);
 }

@@ -1,4 +1,5 @@
-# Lesson 01 — the single-device trainer (100 points). Sourced by grading/grade.
+# Lesson 01 — the single-device trainer (120 points; the GPU twins' 20 count only where a GPU is
+# present: elsewhere that check is SKIPPED, worth 0/0). Sourced by grading/grade.
 C="$PROGS/grading/check01"
 T="$PROGS/01-trainer/train"
 check linear_backward 20 60 "Linear backward: dX, dW, db vs float64 oracle" -- "$C" linear_backward
@@ -7,3 +8,4 @@ check adamw 20 60 "AdamW step exactly as torch.optim.AdamW" -- "$C" adamw
 check gradcheck 15 60 "whole-model gradients vs float64 finite differences" -- "$C" gradcheck
 check train 20 120 "train_step: 8 steps equivalent to the reference trainer" -- sh "$GRADING/lessons/train-equiv.sh" "$T" 1 16 --clip 0
 check train_clip 10 120 "train_step with gradient clipping active" -- sh "$GRADING/lessons/train-equiv.sh" "$T" 1 16 --clip 0.05
+check device 20 120 "GPU twins (kernels.cu, device_step.c) vs the CPU functions" -- "$C" device

@@ -17,8 +17,8 @@
 
 static int layer_in(const model_config_t *c, int l) { return l == 0 ? c->context * c->embed : c->hidden; }
 
-/* Softmax cross-entropy where the logits live: your functions of xent.c on the host, the reference
- * kernels of kernels.cu on a GPU (the per-example losses come back to the host to be averaged in the
+/* Softmax cross-entropy where the logits live: the functions of xent.c on the host, the kernels of
+ * kernels.cu on a GPU (the per-example losses come back to the host to be averaged in the
  * same order). */
 static float xent_fwd(model_t *m, int B) {
 #ifdef DPC_HAVE_CUDA

@@ -51,20 +51,15 @@ void optim_free(optim_t *o) {
 }
 
 #ifdef DPC_HAVE_CUDA
-/* The same arithmetic as adamw.c and sgd_step, as kernels: the scalars are computed here, in double,
- * and rounded to float once, exactly like the host versions. */
+/* On a GPU: AdamW is device_step.c's adamw_step_device; SGD is the kernel of kernels.cu, with its
+ * scalars rounded to float here, as sgd_step rounds them. */
 static void step_on_device(optim_t *o, float *params, const float *grads, double lr) {
     void *s = ops_cuda_stream(o->ops);
-    if (o->kind == OPTIM_ADAMW) {
-        const adamw_hparams_t *hp = &o->adamw;
-        double bc1 = 1.0 - pow(hp->beta1, (double)o->t), bc2 = 1.0 - pow(hp->beta2, (double)o->t);
-        adamw_step_cuda(s, params, grads, o->m, o->v, o->n, (float)(1.0 - lr * hp->weight_decay),
-                        (float)(1.0 - hp->beta1), (float)hp->beta2, (float)(1.0 - hp->beta2), (float)(-lr / bc1),
-                        (float)sqrt(bc2), (float)hp->eps);
-    } else {
+    if (o->kind == OPTIM_ADAMW)
+        adamw_step_device(s, params, grads, o->m, o->v, o->n, o->t, &o->adamw, lr);
+    else
         sgd_step_cuda(s, params, grads, o->m, o->n, (float)o->sgd.weight_decay, (float)o->sgd.momentum, (float)-lr,
                       o->t == 1);
-    }
 }
 #endif
 

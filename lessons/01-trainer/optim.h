@@ -35,13 +35,20 @@ typedef struct {
 void adamw_step(float *params, const float *grads, float *m, float *v, size_t n, int64_t t,
                 const adamw_hparams_t *hp, double lr);
 
+#ifdef DPC_HAVE_CUDA
+/* The same step on arrays in a GPU's memory, queued on stream (a cudaStream_t): the scalars are
+ * computed on the host and the update runs in adamw_step_cuda's kernel (device_step.c, kernels.cu). */
+void adamw_step_device(void *stream, float *params, const float *grads, float *m, float *v, size_t n, int64_t t,
+                       const adamw_hparams_t *hp, double lr);
+#endif
+
 /* One SGD step with optional momentum and (coupled, L2) weight decay, as torch.optim.SGD. */
 void sgd_step(float *params, const float *grads, float *momentum_buf, size_t n, int64_t t,
               const sgd_hparams_t *hp, double lr);
 
 void optim_init(optim_t *o, optim_kind_t kind, size_t n);
-/* The same with the state in a context's memory (a GPU's): optim_step then runs the reference
- * kernels of kernels.cu there. */
+/* The same with the state in a context's memory (a GPU's): optim_step then runs there, AdamW with
+ * adamw_step_device, SGD with the kernel of kernels.cu. */
 void optim_init_on(optim_t *o, optim_kind_t kind, size_t n, const ops_t *ops);
 void optim_free(optim_t *o);
 /* t += 1, then one step of the configured optimizer over params[0..n). */

@@ -5,7 +5,10 @@
 #   2. kernels      build/tests/test_gpu: every CUDA kernel against its CPU reference, fresh random
 #                   inputs, outputs poisoned before each run
 #   3. graders      lessons 01 to 08 graded with DP_DEVICE=cuda: every rank on the GPU (ranks share
-#                   it, device buffers staged through the host by MPI), each run against the CPU oracle
+#                   it, device buffers staged through the host by MPI), each run against the CPU oracle;
+#                   the GPU-only checks (01 device: the GPU twins of solutions/01-trainer/kernels.cu and
+#                   device_step.c; 03 reduce_kernel) must have run, not been SKIPPED; and lesson 01's
+#                   skeleton (lessons/) must fail the device check (its kernels are empty)
 #   4. nccl         DDP with --comm nccl: 1 rank (a real NCCL communicator) and 2 ranks sharing the GPU
 #                   (the host-staged fallback), both against the CPU oracle
 #   5. sanitizer    compute-sanitizer memcheck and racecheck over test_gpu, memcheck over 3 training steps
@@ -75,6 +78,15 @@ grep -E 'seed|FAILED|Failure' "$OUT/test_gpu.log" | head -n 5 | sed 's/^/    /'
 for L in 01 02 03 04 05 06 07 08; do
     step "grade $L on the GPU" "grade$L.log" 300 env DP_DEVICE=cuda DP_TIMEOUT_S=60 grading/grade "$L" --submission solutions --timeout 240
 done
+# a GPU-only check that says SKIPPED here would pass unseen (it counts 0 of 0 points)
+for L in 01 03; do
+    skipped=$(grep -E '^[0-9]+ [a-z_0-9]+: SKIPPED' "$OUT/grade$L.log" | head -n 1 | cut -c1-110)
+    if [ -n "$skipped" ]; then row "grade $L: GPU checks ran" FAIL "$skipped"; else row "grade $L: GPU checks ran" PASS "none SKIPPED"; fi
+done
+# the skeleton's GPU twins do nothing: the device check must fail them
+step "grade 01 skeleton: device fails" grade01-skeleton.log 150 sh -c 'out=$(grading/grade 01 --only device --timeout 100 2>&1); rc=$?
+    printf "%s\n" "$out"
+    [ $rc = 1 ] && printf "%s\n" "$out" | grep -q "^01 device: FAIL" && echo "the skeleton fails the device check, as it must"'
 
 # 4. NCCL: DDP against the CPU oracle, one rank with NCCL, two ranks sharing the GPU (fallback)
 for n in 1 2; do

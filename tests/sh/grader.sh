@@ -104,8 +104,10 @@ cp -R "$TMP/broken/." "$TMP/class/carol/lessons/"
 cp -R solutions/. "$TMP/class/dave/"
 echo "garbage" >"$TMP/class/alice/lessons/01-trainer/model.c" # not a student file: must be ignored
 grading/grade-all "$TMP/class" --lessons "01" --out "$TMP/grades.csv" >"$TMP/ga" 2>&1
+# carol's code does not build: every check scores 0 of its points, the GPU-only one (20) included,
+# since nothing ran to say SKIPPED; the others' 100 leave it out where there is no GPU
 if [ "$(wc -l <"$TMP/grades.csv")" = 5 ] && grep -q '^"alice",100,100,0,100,"copied: ' "$TMP/grades.csv" &&
-    grep -q '^"bob",0,100,0,0,""$' "$TMP/grades.csv" && grep -q '^"carol",0,100,0,0,' "$TMP/grades.csv" &&
+    grep -q '^"bob",0,100,0,0,""$' "$TMP/grades.csv" && grep -q '^"carol",0,120,0,0,' "$TMP/grades.csv" &&
     grep -q '^"dave",100,100,0,100,"copied: ' "$TMP/grades.csv"; then
     pass "grade-all: one row per student, non-student files ignored, a broken submission does not stop the batch, the reference flagged as copied"
 else
