@@ -9,6 +9,8 @@
 #   make grade LESSON=01      grade your lessons/ (see grading/README.md)
 #   make bench      benchmarks (ratios against library baselines measured in the same run)
 #   make skeletons  regenerate lessons/ student files from solutions/
+#   make format     reformat every C file in the course's style (.clang-format); make format-check
+#                   only lists the files that differ (make test checks it too)
 #   make student-release OUT=dir  the course without solutions/ (for students; see grading/README.md)
 #   make deps       install the Debian packages the course needs
 #   make compdb     write compile_commands.json for editors
@@ -47,7 +49,7 @@ CONFIG := $(O)/config.mk
 # every test goal prints one line and fails (below).
 HAVE_TESTS := $(wildcard tests/tests.mk)
 TEST_GOALS := test test-build test-hostile test-sanitize test-load test-equiv-sweep
-NOPROBE_GOALS := deps clean help skeletons test demo test-sanitize student-release $(if $(HAVE_TESTS),,$(TEST_GOALS))
+NOPROBE_GOALS := deps clean help skeletons format format-check test demo test-sanitize student-release $(if $(HAVE_TESTS),,$(TEST_GOALS))
 PROBE := $(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all))
 ifneq ($(PROBE),)
 -include $(CONFIG)
@@ -273,7 +275,7 @@ include tests/tests.mk
 endif
 
 # ---- top-level targets --------------------------------------------------------------------------
-.PHONY: all sub deps demo test test-hostile grade bench skeletons student-release compdb clean help FORCE
+.PHONY: all sub deps demo test test-hostile grade bench skeletons student-release format format-check compdb clean help FORCE
 
 # demo and test work as the first command on a fresh machine: install what is missing, then build.
 ifneq ($(HAVE_TESTS),)
@@ -315,6 +317,13 @@ skeletons:
 
 student-release:
 	@sh grading/student-release "$(OUT)"
+
+# The one C style (common/mk/format.sh): format also carries the seeded-bug patches over the reformat
+# of solutions/ and regenerates the skeletons; format-check writes nothing and fails on a difference.
+format:
+	@sh common/mk/format.sh
+format-check:
+	@sh common/mk/format.sh --check
 
 compdb: all
 	@{ echo '['; find $(O) -name '*.o.json' -exec cat {} + | sed '$$ s/,$$//'; echo ']'; } \

@@ -19,6 +19,7 @@ gnuplot-nox          PNG plots
 wamerican            the word list the default dataset is built from
 patch                applying the seeded-bug catalogue in tests/
 bubblewrap           the grader's sandbox for submitted code
+clang-format         the course's C style: make format, make format-check (version 14 on Debian 12)
 "
 
 check_only=0
