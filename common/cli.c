@@ -93,8 +93,8 @@ static void set_value(const cli_opt_t *o, const char *val, const char *source) {
         bool parsed = !errno && end != val && !*end && v >= INT32_MIN && v <= INT32_MAX;
         if (!parsed || !in_range(o, (double)v)) {
             if (o->min != 0 || o->max != 0)
-                cli_usage_error("%s expects an integer in [%.0f, %.0f], got '%s'%s", source, o->min,
-                                o->max, val, why_tail(o, parsed, tail, sizeof tail));
+                cli_usage_error("%s expects an integer in [%.0f, %.0f], got '%s'%s", source, o->min, o->max, val,
+                                why_tail(o, parsed, tail, sizeof tail));
             cli_usage_error("%s expects an integer, got '%s'", source, val);
         }
         *(int *)o->dest = (int)v;
@@ -104,8 +104,7 @@ static void set_value(const cli_opt_t *o, const char *val, const char *source) {
         /* anywhere, not only first: strtoull skips leading blanks and wraps " -1" to 2^64-1 */
         if (strchr(val, '-')) cli_usage_error("%s expects a non-negative integer, got '%s'", source, val);
         unsigned long long v = strtoull(val, &end, 0);
-        if (errno || end == val || *end)
-            cli_usage_error("%s expects a non-negative integer, got '%s'", source, val);
+        if (errno || end == val || *end) cli_usage_error("%s expects a non-negative integer, got '%s'", source, val);
         *(uint64_t *)o->dest = (uint64_t)v;
         break;
     }
@@ -114,8 +113,8 @@ static void set_value(const cli_opt_t *o, const char *val, const char *source) {
         bool parsed = !errno && end != val && !*end && isfinite(v);
         if (!parsed || !in_range(o, v)) {
             if (o->min != 0 || o->max != 0)
-                cli_usage_error("%s expects a number in [%g, %g], got '%s'%s", source, o->min, o->max,
-                                val, why_tail(o, parsed, tail, sizeof tail));
+                cli_usage_error("%s expects a number in [%g, %g], got '%s'%s", source, o->min, o->max, val,
+                                why_tail(o, parsed, tail, sizeof tail));
             cli_usage_error("%s expects a number, got '%s'", source, val);
         }
         *(double *)o->dest = v;
@@ -157,21 +156,32 @@ static void print_help(const cli_opt_t *opts, const char *usage) {
     for (const cli_opt_t *o = opts; o->name; o++) {
         char def[128] = "";
         switch (o->kind) {
-        case CLI_INT: snprintf(def, sizeof def, "%d", *(int *)o->dest); break;
-        case CLI_U64: snprintf(def, sizeof def, "%" PRIu64, *(uint64_t *)o->dest); break;
-        case CLI_FLOAT: snprintf(def, sizeof def, "%g", *(double *)o->dest); break;
+        case CLI_INT:
+            snprintf(def, sizeof def, "%d", *(int *)o->dest);
+            break;
+        case CLI_U64:
+            snprintf(def, sizeof def, "%" PRIu64, *(uint64_t *)o->dest);
+            break;
+        case CLI_FLOAT:
+            snprintf(def, sizeof def, "%g", *(double *)o->dest);
+            break;
         case CLI_STRING:
         case CLI_CHOICE: {
             const char *s = *(const char **)o->dest;
             snprintf(def, sizeof def, "%s", s ? s : "none");
             break;
         }
-        case CLI_FLAG: snprintf(def, sizeof def, "%s", *(bool *)o->dest ? "on" : "off"); break;
-        case CLI_END_KIND: break;
+        case CLI_FLAG:
+            snprintf(def, sizeof def, "%s", *(bool *)o->dest ? "on" : "off");
+            break;
+        case CLI_END_KIND:
+            break;
         }
         char name[64];
         snprintf(name, sizeof name, "--%s%s", o->name,
-                 o->kind == CLI_FLAG ? "" : o->kind == CLI_CHOICE ? " WHICH" : " X");
+                 o->kind == CLI_FLAG     ? ""
+                 : o->kind == CLI_CHOICE ? " WHICH"
+                                         : " X");
         printf("  %-26s %s [%s]", name, o->help ? o->help : "", def);
         if (o->kind == CLI_CHOICE) printf(" (%s)", o->choices);
         if (o->env) printf(" (env %s)", o->env);
@@ -179,8 +189,8 @@ static void print_help(const cli_opt_t *opts, const char *usage) {
     }
 }
 
-void cli_parse_positional(int argc, char **argv, const cli_opt_t *opts, const char *usage,
-                          const char **positional, int max_positional, int *npositional) {
+void cli_parse_positional(int argc, char **argv, const cli_opt_t *opts, const char *usage, const char **positional,
+                          int max_positional, int *npositional) {
     dp_set_progname(argc > 0 ? argv[0] : NULL);
     if (npositional) *npositional = 0;
     /* Environment first, so that the command line overrides it. */

@@ -18,9 +18,9 @@
 typedef enum { CLI_END_KIND, CLI_INT, CLI_FLOAT, CLI_STRING, CLI_FLAG, CLI_CHOICE, CLI_U64 } cli_kind_t;
 
 typedef struct cli_opt {
-    const char *name;    /* without the leading "--" */
+    const char *name; /* without the leading "--" */
     cli_kind_t kind;
-    void *dest;          /* int*, double*, const char**, bool*, const char** (choice), uint64_t* */
+    void *dest; /* int*, double*, const char**, bool*, const char** (choice), uint64_t* */
     const char *help;
     double min, max;     /* numeric range, inclusive; ignored when min == max == 0 */
     const char *choices; /* CLI_CHOICE: "adamw|sgd" */
@@ -28,14 +28,15 @@ typedef struct cli_opt {
     const char *why;     /* optional: why the range is what it is, told with an out-of-range error */
 } cli_opt_t;
 
-#define CLI_END {0}
+#define CLI_END                                                                                                        \
+    { 0 }
 
 /* Parse argv (argv[0] sets the program name used in error lines). Exits on --help or any error.
  * Positional arguments are refused unless `positional` is non-NULL, in which case they are stored
  * there (at most max_positional; the count goes to *npositional). */
 void cli_parse(int argc, char **argv, const cli_opt_t *opts, const char *usage);
-void cli_parse_positional(int argc, char **argv, const cli_opt_t *opts, const char *usage,
-                          const char **positional, int max_positional, int *npositional);
+void cli_parse_positional(int argc, char **argv, const cli_opt_t *opts, const char *usage, const char **positional,
+                          int max_positional, int *npositional);
 
 /* Concatenate option tables (each ending with CLI_END) into one malloc'ed table. */
 cli_opt_t *cli_join(const cli_opt_t *a, const cli_opt_t *b);

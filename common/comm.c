@@ -34,8 +34,7 @@ void comm_opts_default(comm_opts_t *o) {
     o->link_slowdown = LINK_DEFAULT_SLOWDOWN;
 }
 
-#define TIMEOUT_WHY                                                                                    \
-    "below 1 s, ranks still starting up or briefly descheduled look hung, and a healthy job is ended"
+#define TIMEOUT_WHY "below 1 s, ranks still starting up or briefly descheduled look hung, and a healthy job is ended"
 
 struct cli_opt *comm_cli_opts(comm_opts_t *o) {
     const cli_opt_t table[] = {
@@ -47,13 +46,12 @@ struct cli_opt *comm_cli_opts(comm_opts_t *o) {
         {"link", CLI_CHOICE, &o->link, "emulated interconnect (a preset, or off)",
          .choices = "off|nvlink|pcie|ib|ethernet", .env = "DP_LINK"},
         {"link-latency-us", CLI_FLOAT, &o->link_latency_us,
-         "emulated per-message latency alpha in microseconds, 0 or more (-1: from --link)", .min = -1,
-         .max = 1e7},
+         "emulated per-message latency alpha in microseconds, 0 or more (-1: from --link)", .min = -1, .max = 1e7},
         {"link-gbps", CLI_FLOAT, &o->link_gbps,
          "emulated bandwidth beta in Gbit/s, above 0 (-1: from --link; --link off alone has no bandwidth limit)",
          .min = -1, .max = 1e6},
-        {"link-slowdown", CLI_FLOAT, &o->link_slowdown,
-         "slow-motion factor the --link presets are played back at", .min = 1e-3, .max = 1e9},
+        {"link-slowdown", CLI_FLOAT, &o->link_slowdown, "slow-motion factor the --link presets are played back at",
+         .min = 1e-3, .max = 1e9},
         CLI_END,
     };
     return cli_join(table, (const cli_opt_t[]){CLI_END});
@@ -84,8 +82,8 @@ static void describe(const comm_t *c, const comm_inflight_t *f, char *out, size_
     else if (!strcmp(f->op, "recv"))
         snprintf(out, n, "recv of %zu x %s from rank %d", f->recv_count, tn, f->recv_peer);
     else if (!strcmp(f->op, "sendrecv"))
-        snprintf(out, n, "sendrecv (send %zu x %s to rank %d, recv %zu x %s from rank %d)",
-                 f->send_count, tn, f->send_peer, f->recv_count, tn, f->recv_peer);
+        snprintf(out, n, "sendrecv (send %zu x %s to rank %d, recv %zu x %s from rank %d)", f->send_count, tn,
+                 f->send_peer, f->recv_count, tn, f->recv_peer);
     else if (f->send_count == 0)
         snprintf(out, n, "%s over all %d ranks", f->op, c->size);
     else
@@ -115,9 +113,8 @@ static void *watchdog_main(void *arg) {
             else
                 why = "some rank never joined this collective: it may have crashed, finished "
                       "early, or be waiting in a different operation";
-            fprintf(stderr, "%s: rank %d: timeout after %g s in %s (op #%llu on comm '%s'); %s\n",
-                    dp_progname(), c->rank, w->opts.timeout_s, what, (unsigned long long)f.seq,
-                    c->name, why);
+            fprintf(stderr, "%s: rank %d: timeout after %g s in %s (op #%llu on comm '%s'); %s\n", dp_progname(),
+                    c->rank, w->opts.timeout_s, what, (unsigned long long)f.seq, c->name, why);
             fflush(stderr);
             w->backend->abort(3);
             _exit(3);
@@ -128,14 +125,12 @@ static void *watchdog_main(void *arg) {
 }
 
 /* Mark the start and the end of a wait. Returns the operation's sequence number. */
-static uint64_t op_begin(comm_t *c, const char *op, int dst, size_t scount, int src, size_t rcount,
-                         dtype_t dt) {
+static uint64_t op_begin(comm_t *c, const char *op, int dst, size_t scount, int src, size_t rcount, dtype_t dt) {
     uint64_t seq = ++c->seq;
     atomic_fetch_add(&c->counters->ops, 1);
     atomic_fetch_add(&c->world->all.ops, 1);
     pthread_mutex_lock(&c->inflight_lock);
-    c->inflight = (comm_inflight_t){dp_now() + c->world->opts.timeout_s, op, dst, src, scount,
-                                    rcount, dt, seq};
+    c->inflight = (comm_inflight_t){dp_now() + c->world->opts.timeout_s, op, dst, src, scount, rcount, dt, seq};
     pthread_mutex_unlock(&c->inflight_lock);
     return seq;
 }
@@ -176,8 +171,7 @@ static void check_opts(const comm_opts_t *o) {
         bool number = !isnan(o->timeout_s);
         if (env && *env)
             cli_usage_error("environment variable DP_TIMEOUT_S expects a number in [%g, %g], got '%s'%s%s",
-                            COMM_MIN_TIMEOUT_S, COMM_MAX_TIMEOUT_S, env, number ? ": " : "",
-                            number ? TIMEOUT_WHY : "");
+                            COMM_MIN_TIMEOUT_S, COMM_MAX_TIMEOUT_S, env, number ? ": " : "", number ? TIMEOUT_WHY : "");
         cli_usage_error("a timeout of %g s is outside [%g, %g]: %s", o->timeout_s, COMM_MIN_TIMEOUT_S,
                         COMM_MAX_TIMEOUT_S, TIMEOUT_WHY);
     }
@@ -326,8 +320,7 @@ static double lib_cost(const comm_t *c, const char *op, size_t bytes) {
     int n = c->size;
     double chunk = link_cost_s(&c->world->link, (bytes + (size_t)n - 1) / (size_t)n);
     if (!strcmp(op, "allreduce")) return 2.0 * (n - 1) * chunk;
-    if (!strcmp(op, "reduce_scatter") || !strcmp(op, "all_gather") || !strcmp(op, "gather"))
-        return (n - 1) * chunk;
+    if (!strcmp(op, "reduce_scatter") || !strcmp(op, "all_gather") || !strcmp(op, "gather")) return (n - 1) * chunk;
     int depth = 0;
     while ((1 << depth) < n) depth++;
     if (!strcmp(op, "broadcast")) return depth * link_cost_s(&c->world->link, bytes);
@@ -338,8 +331,8 @@ static double lib_cost(const comm_t *c, const char *op, size_t bytes) {
 
 static void check_peer(const comm_t *c, const char *op, int peer) {
     if (peer < 0 || peer >= c->size)
-        dp_fatal("rank %d: %s with peer %d, but ranks are 0..%d (world size %d)", c->rank, op, peer,
-                 c->size - 1, c->size);
+        dp_fatal("rank %d: %s with peer %d, but ranks are 0..%d (world size %d)", c->rank, op, peer, c->size - 1,
+                 c->size);
     if (peer == c->rank)
         dp_fatal("rank %d: %s with itself; a rank never needs to message itself — check how the "
                  "peer is computed",
@@ -391,8 +384,8 @@ void comm_recv(comm_t *c, void *buf, size_t count, dtype_t dt, int peer) {
     count_recv(c, peer, count * dtype_size(dt));
 }
 
-void comm_sendrecv(comm_t *c, const void *sendbuf, size_t sendcount, int dst, void *recvbuf,
-                   size_t recvcount, int src, dtype_t dt) {
+void comm_sendrecv(comm_t *c, const void *sendbuf, size_t sendcount, int dst, void *recvbuf, size_t recvcount, int src,
+                   dtype_t dt) {
     if (dst >= 0) check_peer(c, "sendrecv", dst);
     if (src >= 0) check_peer(c, "sendrecv", src);
     if (dst < 0 && src < 0) return;
@@ -431,8 +424,7 @@ static void check_redop(const comm_t *c, dtype_t dt, redop_t op) {
         dp_fatal("rank %d: REDOP_AVG needs a floating-point dtype, got %s", c->rank, dtype_name(dt));
 }
 
-void comm_lib_allreduce(comm_t *c, const void *sendbuf, void *recvbuf, size_t count, dtype_t dt,
-                        redop_t op) {
+void comm_lib_allreduce(comm_t *c, const void *sendbuf, void *recvbuf, size_t count, dtype_t dt, redop_t op) {
     check_redop(c, dt, op);
     lib_begin(c, "allreduce", count, dt);
     c->world->backend->allreduce(c, sendbuf, recvbuf, count, dt, op);
@@ -446,8 +438,7 @@ void comm_lib_broadcast(comm_t *c, void *buf, size_t count, dtype_t dt, int root
     op_end(c);
 }
 
-void comm_lib_reduce_scatter(comm_t *c, const void *sendbuf, void *recvbuf, size_t recvcount,
-                             dtype_t dt, redop_t op) {
+void comm_lib_reduce_scatter(comm_t *c, const void *sendbuf, void *recvbuf, size_t recvcount, dtype_t dt, redop_t op) {
     check_redop(c, dt, op);
     lib_begin(c, "reduce_scatter", recvcount * (size_t)c->size, dt);
     c->world->backend->reduce_scatter(c, sendbuf, recvbuf, recvcount, dt, op);
@@ -460,8 +451,7 @@ void comm_lib_all_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t s
     op_end(c);
 }
 
-void comm_lib_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendcount, dtype_t dt,
-                     int root) {
+void comm_lib_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendcount, dtype_t dt, int root) {
     if (root < 0 || root >= c->size) dp_fatal("rank %d: gather to root %d of %d", c->rank, root, c->size);
     lib_begin(c, "gather", sendcount * (size_t)c->size, dt);
     c->world->backend->gather(c, sendbuf, recvbuf, sendcount, dt, root);
@@ -471,9 +461,8 @@ void comm_lib_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendc
 /* ---- accounting ------------------------------------------------------------------------------ */
 
 static comm_counters_t load(const comm_atomic_counters_t *a) {
-    return (comm_counters_t){atomic_load(&a->msgs_sent), atomic_load(&a->bytes_sent),
-                             atomic_load(&a->msgs_recv), atomic_load(&a->bytes_recv),
-                             atomic_load(&a->lib_calls), atomic_load(&a->lib_bytes),
+    return (comm_counters_t){atomic_load(&a->msgs_sent),  atomic_load(&a->bytes_sent), atomic_load(&a->msgs_recv),
+                             atomic_load(&a->bytes_recv), atomic_load(&a->lib_calls),  atomic_load(&a->lib_bytes),
                              atomic_load(&a->ops)};
 }
 
@@ -484,8 +473,8 @@ static comm_peer_counters_t load_peer(const comm_t *c, const comm_atomic_counter
     if (peer < 0 || peer >= c->size)
         dp_fatal("rank %d: counters of peer %d asked, but ranks are 0..%d", c->rank, peer, c->size - 1);
     const comm_atomic_peer_t *p = &a->peers[peer];
-    return (comm_peer_counters_t){atomic_load(&p->msgs_sent), atomic_load(&p->bytes_sent),
-                                  atomic_load(&p->msgs_recv), atomic_load(&p->bytes_recv)};
+    return (comm_peer_counters_t){atomic_load(&p->msgs_sent), atomic_load(&p->bytes_sent), atomic_load(&p->msgs_recv),
+                                  atomic_load(&p->bytes_recv)};
 }
 
 comm_peer_counters_t comm_peer_counters(const comm_t *c, int peer) { return load_peer(c, c->counters, peer); }
@@ -516,7 +505,11 @@ void comm_reset_counters(comm_t *c) {
 }
 
 comm_counters_t comm_counters_diff(comm_counters_t a, comm_counters_t b) {
-    return (comm_counters_t){a.msgs_sent - b.msgs_sent, a.bytes_sent - b.bytes_sent,
-                             a.msgs_recv - b.msgs_recv, a.bytes_recv - b.bytes_recv,
-                             a.lib_calls - b.lib_calls, a.lib_bytes - b.lib_bytes, a.ops - b.ops};
+    return (comm_counters_t){a.msgs_sent - b.msgs_sent,
+                             a.bytes_sent - b.bytes_sent,
+                             a.msgs_recv - b.msgs_recv,
+                             a.bytes_recv - b.bytes_recv,
+                             a.lib_calls - b.lib_calls,
+                             a.lib_bytes - b.lib_bytes,
+                             a.ops - b.ops};
 }

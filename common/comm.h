@@ -40,8 +40,8 @@ typedef enum { REDOP_SUM, REDOP_AVG, REDOP_MAX, REDOP_MIN } redop_t;
 typedef struct {
     uint64_t msgs_sent, bytes_sent; /* point-to-point, this rank */
     uint64_t msgs_recv, bytes_recv;
-    uint64_t lib_calls, lib_bytes;  /* library collectives: calls, and input bytes */
-    uint64_t ops;                   /* operations started (the sequence numbers handed out) */
+    uint64_t lib_calls, lib_bytes; /* library collectives: calls, and input bytes */
+    uint64_t ops;                  /* operations started (the sequence numbers handed out) */
 } comm_counters_t;
 
 /* Point-to-point traffic of this rank with one peer: tells WHICH ranks an algorithm talks to (a ring
@@ -52,12 +52,12 @@ typedef struct {
 } comm_peer_counters_t;
 
 typedef struct {
-    const char *backend;     /* "mpi" (default) or "nccl" (device buffers through NCCL) */
-    double timeout_s;        /* watchdog limit for one operation */
-    const char *link;        /* link preset name, "off" or "custom" */
-    double link_latency_us;  /* α override in µs, >= 0 (-1: from the preset) */
-    double link_gbps;        /* β override in Gbit/s, > 0 (-1: from the preset) */
-    double link_slowdown;    /* time-dilation factor applied to presets */
+    const char *backend;    /* "mpi" (default) or "nccl" (device buffers through NCCL) */
+    double timeout_s;       /* watchdog limit for one operation */
+    const char *link;       /* link preset name, "off" or "custom" */
+    double link_latency_us; /* α override in µs, >= 0 (-1: from the preset) */
+    double link_gbps;       /* β override in Gbit/s, > 0 (-1: from the preset) */
+    double link_slowdown;   /* time-dilation factor applied to presets */
 } comm_opts_t;
 
 #define COMM_DEFAULT_TIMEOUT_S 300.0
@@ -117,24 +117,20 @@ void comm_send(comm_t *c, const void *buf, size_t count, dtype_t dt, int peer);
 void comm_recv(comm_t *c, void *buf, size_t count, dtype_t dt, int peer);
 /* Send to dst and receive from src at the same time (no deadlock whatever the sizes). Either side
  * may be skipped with a peer of -1. */
-void comm_sendrecv(comm_t *c, const void *sendbuf, size_t sendcount, int dst, void *recvbuf,
-                   size_t recvcount, int src, dtype_t dt);
+void comm_sendrecv(comm_t *c, const void *sendbuf, size_t sendcount, int dst, void *recvbuf, size_t recvcount, int src,
+                   dtype_t dt);
 void comm_barrier(comm_t *c);
 
 /* ---- library collectives: baselines and the grader's oracle, never inside a lesson's algorithm -- */
 /* sendbuf == recvbuf means in place. */
-void comm_lib_allreduce(comm_t *c, const void *sendbuf, void *recvbuf, size_t count, dtype_t dt,
-                        redop_t op);
+void comm_lib_allreduce(comm_t *c, const void *sendbuf, void *recvbuf, size_t count, dtype_t dt, redop_t op);
 void comm_lib_broadcast(comm_t *c, void *buf, size_t count, dtype_t dt, int root);
 /* recvcount elements per rank; sendbuf holds world_size * recvcount. */
-void comm_lib_reduce_scatter(comm_t *c, const void *sendbuf, void *recvbuf, size_t recvcount,
-                             dtype_t dt, redop_t op);
+void comm_lib_reduce_scatter(comm_t *c, const void *sendbuf, void *recvbuf, size_t recvcount, dtype_t dt, redop_t op);
 /* sendcount elements per rank; recvbuf holds world_size * sendcount. */
-void comm_lib_all_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendcount,
-                         dtype_t dt);
+void comm_lib_all_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendcount, dtype_t dt);
 /* Gather sendcount elements from every rank to root's recvbuf (world_size * sendcount). */
-void comm_lib_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendcount, dtype_t dt,
-                     int root);
+void comm_lib_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendcount, dtype_t dt, int root);
 
 /* ---- accounting ------------------------------------------------------------------------------ */
 comm_counters_t comm_counters(const comm_t *c);

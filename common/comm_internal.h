@@ -18,13 +18,12 @@ typedef struct {
     void (*dup)(comm_t *parent, comm_t *child);
     void (*free)(comm_t *c);
     /* dst or src may be -1 (that side skipped). */
-    void (*sendrecv)(comm_t *c, const void *sbuf, size_t scount, int dst, void *rbuf, size_t rcount,
-                     int src, dtype_t dt);
+    void (*sendrecv)(comm_t *c, const void *sbuf, size_t scount, int dst, void *rbuf, size_t rcount, int src,
+                     dtype_t dt);
     void (*barrier)(comm_t *c);
     void (*allreduce)(comm_t *c, const void *s, void *r, size_t count, dtype_t dt, redop_t op);
     void (*broadcast)(comm_t *c, void *buf, size_t count, dtype_t dt, int root);
-    void (*reduce_scatter)(comm_t *c, const void *s, void *r, size_t recvcount, dtype_t dt,
-                           redop_t op);
+    void (*reduce_scatter)(comm_t *c, const void *s, void *r, size_t recvcount, dtype_t dt, redop_t op);
     void (*all_gather)(comm_t *c, const void *s, void *r, size_t sendcount, dtype_t dt);
     void (*gather)(comm_t *c, const void *s, void *r, size_t sendcount, dtype_t dt, int root);
     /* End every rank of the job now. */
@@ -57,9 +56,9 @@ typedef struct {
 typedef struct {
     comm_opts_t opts;
     link_t link;
-    pthread_mutex_t lock;    /* guards comms[], port_free_at */
+    pthread_mutex_t lock; /* guards comms[], port_free_at */
     comm_t *comms[COMM_MAX_COMMS];
-    double port_free_at;     /* emulator: when this rank's outgoing link is free again */
+    double port_free_at; /* emulator: when this rank's outgoing link is free again */
     pthread_t watchdog;
     bool watchdog_running;
     _Atomic bool stopping;
@@ -79,11 +78,11 @@ struct comm {
     uint64_t seq;                     /* next operation number on this comm */
     pthread_mutex_t inflight_lock;
     comm_inflight_t inflight;
-    comm_wait_t wait;                 /* how the backend waits */
-    bool unemulated;                  /* exempt from the link emulator */
-    void *be;                         /* backend state */
-    void *be2;                        /* a second backend layered on it (NCCL over MPI) */
-    void *stream;                     /* CUDA stream for device-buffer operations (NULL: the backend's) */
+    comm_wait_t wait; /* how the backend waits */
+    bool unemulated;  /* exempt from the link emulator */
+    void *be;         /* backend state */
+    void *be2;        /* a second backend layered on it (NCCL over MPI) */
+    void *stream;     /* CUDA stream for device-buffer operations (NULL: the backend's) */
 };
 
 extern const comm_backend_t comm_backend_mpi;

@@ -76,31 +76,41 @@ static MPI_Comm mcomm(const comm_t *c) { return ((mpi_state_t *)c->be)->comm; }
 
 static MPI_Datatype mpi_type(dtype_t dt) {
     switch (dt) {
-    case DT_F32: return MPI_FLOAT;
-    case DT_F64: return MPI_DOUBLE;
-    case DT_I32: return MPI_INT32_T;
-    case DT_I64: return MPI_INT64_T;
-    case DT_U8: return MPI_UINT8_T;
-    case DT_U32: return MPI_UINT32_T;
-    case DT_U64: return MPI_UINT64_T;
-    default: dp_fatal("dtype %d has no MPI type", (int)dt);
+    case DT_F32:
+        return MPI_FLOAT;
+    case DT_F64:
+        return MPI_DOUBLE;
+    case DT_I32:
+        return MPI_INT32_T;
+    case DT_I64:
+        return MPI_INT64_T;
+    case DT_U8:
+        return MPI_UINT8_T;
+    case DT_U32:
+        return MPI_UINT32_T;
+    case DT_U64:
+        return MPI_UINT64_T;
+    default:
+        dp_fatal("dtype %d has no MPI type", (int)dt);
     }
 }
 
 static MPI_Op mpi_op(redop_t op) {
     switch (op) {
     case REDOP_SUM:
-    case REDOP_AVG: return MPI_SUM; /* MPI has no average: sum, then divide (below) */
-    case REDOP_MAX: return MPI_MAX;
-    case REDOP_MIN: return MPI_MIN;
+    case REDOP_AVG:
+        return MPI_SUM; /* MPI has no average: sum, then divide (below) */
+    case REDOP_MAX:
+        return MPI_MAX;
+    case REDOP_MIN:
+        return MPI_MIN;
     }
     return MPI_SUM;
 }
 
 static int mpi_count(const comm_t *c, size_t count) {
     if (count > (size_t)INT_MAX)
-        dp_fatal("rank %d: a message of %zu elements is larger than MPI's int count allows; split it",
-                 c->rank, count);
+        dp_fatal("rank %d: a message of %zu elements is larger than MPI's int count allows; split it", c->rank, count);
     return (int)count;
 }
 
@@ -197,10 +207,8 @@ static void mpi_sendrecv(comm_t *c, const void *sbuf, size_t scount, int dst, vo
     MPI_Datatype t = mpi_type(dt);
     staged_t s = stage(c, dst >= 0 ? sbuf : NULL, scount * dtype_size(dt), 1);
     staged_t r = stage(c, src >= 0 ? rbuf : NULL, rcount * dtype_size(dt), 0);
-    if (src >= 0)
-        check(c, MPI_Irecv(r.host, mpi_count(c, rcount), t, src, 0, mcomm(c), &reqs[n++]), "Irecv");
-    if (dst >= 0)
-        check(c, MPI_Isend(s.host, mpi_count(c, scount), t, dst, 0, mcomm(c), &reqs[n++]), "Isend");
+    if (src >= 0) check(c, MPI_Irecv(r.host, mpi_count(c, rcount), t, src, 0, mcomm(c), &reqs[n++]), "Irecv");
+    if (dst >= 0) check(c, MPI_Isend(s.host, mpi_count(c, scount), t, dst, 0, mcomm(c), &reqs[n++]), "Isend");
     wait_all(c, n, reqs, src, rcount, dt);
     unstage(c, &s, 0);
     unstage(c, &r, 1);
@@ -286,9 +294,8 @@ static void mpi_abort(int status) {
 }
 
 const comm_backend_t comm_backend_mpi = {
-    "mpi",          mpi_init,      mpi_finalize,       mpi_dup,        mpi_free,
-    mpi_sendrecv,   mpi_barrier,   mpi_allreduce,      mpi_broadcast,  mpi_reduce_scatter,
-    mpi_all_gather, mpi_gather,    mpi_abort,
+    "mpi",         mpi_init,      mpi_finalize,       mpi_dup,        mpi_free,   mpi_sendrecv, mpi_barrier,
+    mpi_allreduce, mpi_broadcast, mpi_reduce_scatter, mpi_all_gather, mpi_gather, mpi_abort,
 };
 #else
 typedef int comm_mpi_not_built; /* ISO C forbids an empty translation unit */

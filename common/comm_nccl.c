@@ -52,23 +52,35 @@ static cudaStream_t stream_of(const comm_t *c) { return c->stream ? (cudaStream_
 
 static ncclDataType_t nccl_type(dtype_t dt) {
     switch (dt) {
-    case DT_F32: return ncclFloat32;
-    case DT_F64: return ncclFloat64;
-    case DT_I32: return ncclInt32;
-    case DT_I64: return ncclInt64;
-    case DT_U8: return ncclUint8;
-    case DT_U32: return ncclUint32;
-    case DT_U64: return ncclUint64;
-    default: dp_fatal("dtype %d has no NCCL type", (int)dt);
+    case DT_F32:
+        return ncclFloat32;
+    case DT_F64:
+        return ncclFloat64;
+    case DT_I32:
+        return ncclInt32;
+    case DT_I64:
+        return ncclInt64;
+    case DT_U8:
+        return ncclUint8;
+    case DT_U32:
+        return ncclUint32;
+    case DT_U64:
+        return ncclUint64;
+    default:
+        dp_fatal("dtype %d has no NCCL type", (int)dt);
     }
 }
 
 static ncclRedOp_t nccl_op(redop_t op) {
     switch (op) {
-    case REDOP_SUM: return ncclSum;
-    case REDOP_AVG: return ncclAvg;
-    case REDOP_MAX: return ncclMax;
-    case REDOP_MIN: return ncclMin;
+    case REDOP_SUM:
+        return ncclSum;
+    case REDOP_AVG:
+        return ncclAvg;
+    case REDOP_MAX:
+        return ncclMax;
+    case REDOP_MIN:
+        return ncclMin;
     }
     return ncclSum;
 }
@@ -95,8 +107,9 @@ static void nccl_join(comm_t *c) {
     if (devices < 1) dp_fatal("rank %d: --comm nccl needs a GPU; none is visible", c->rank);
     if (c->local_size > devices) {
         if (c->rank == 0)
-            fprintf(stderr, "%s: note: %d ranks share %d GPU(s) on a machine: device buffers travel through host memory "
-                            "over MPI (NCCL needs a GPU per rank)\n",
+            fprintf(stderr,
+                    "%s: note: %d ranks share %d GPU(s) on a machine: device buffers travel through host memory "
+                    "over MPI (NCCL needs a GPU per rank)\n",
                     dp_progname(), c->local_size, devices);
         s->nccl = NULL;
         return;
@@ -208,9 +221,8 @@ static void nccl_gather(comm_t *c, const void *s, void *r, size_t sendcount, dty
 static void nccl_abort(int status) { comm_backend_mpi.abort(status); }
 
 const comm_backend_t comm_backend_nccl = {
-    "nccl",          nccl_init,      nccl_finalize,       nccl_dup,        nccl_free,
-    nccl_sendrecv,   nccl_barrier,   nccl_allreduce,      nccl_broadcast,  nccl_reduce_scatter,
-    nccl_all_gather, nccl_gather,    nccl_abort,
+    "nccl",         nccl_init,      nccl_finalize,       nccl_dup,        nccl_free,   nccl_sendrecv, nccl_barrier,
+    nccl_allreduce, nccl_broadcast, nccl_reduce_scatter, nccl_all_gather, nccl_gather, nccl_abort,
 };
 #else
 typedef int comm_nccl_not_built; /* ISO C forbids an empty translation unit */

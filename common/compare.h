@@ -15,11 +15,11 @@ typedef struct {
     size_t n;
     double max_abs, max_rel; /* worst |a-b| and |a-b|/|b| (|b| = 0 counts as relative 0 or inf) */
     size_t argmax_abs;
-    uint64_t max_ulp;        /* worst ULP distance */
-    size_t n_bad;            /* elements outside tolerance */
-    size_t first_bad;        /* index of the first one (n when none) */
-    float first_a, first_b;  /* the two values there */
-    bool nonfinite;          /* a NaN or Inf in a where b is finite (or the other way round) */
+    uint64_t max_ulp;       /* worst ULP distance */
+    size_t n_bad;           /* elements outside tolerance */
+    size_t first_bad;       /* index of the first one (n when none) */
+    float first_a, first_b; /* the two values there */
+    bool nonfinite;         /* a NaN or Inf in a where b is finite (or the other way round) */
 } cmp_result_t;
 
 /* Distance in representable float32 values between a and b (0 when equal, +0 == -0). NaN: max. */

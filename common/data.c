@@ -21,13 +21,14 @@ int dataset_try_load(const char *path, dataset_t *ds, char *err, size_t errlen) 
     unsigned char *buf = dp_read_file(path, &len);
     if (!buf)
         return dp_error(err, errlen,
-                    "dataset %s not found, unreadable or not a regular file; build it with 'make "
-                    "dataset' or pass --data PATH",
-                    path);
+                        "dataset %s not found, unreadable or not a regular file; build it with 'make "
+                        "dataset' or pass --data PATH",
+                        path);
     int rc = -1;
     if (len < DATA_HEADER_BYTES) {
-        dp_error(err, errlen, "%s is truncated: %zu bytes, shorter than the %d-byte header; rebuild it with 'make dataset'",
-             path, len, DATA_HEADER_BYTES);
+        dp_error(err, errlen,
+                 "%s is truncated: %zu bytes, shorter than the %d-byte header; rebuild it with 'make dataset'", path,
+                 len, DATA_HEADER_BYTES);
         goto out;
     }
     if (memcmp(buf, DATA_MAGIC, 8) != 0) {
@@ -37,8 +38,8 @@ int dataset_try_load(const char *path, dataset_t *ds, char *err, size_t errlen) 
     uint32_t version = rd32(buf + 8), V = rd32(buf + 12), crc = rd32(buf + 24);
     uint64_t n = rd64(buf + 16);
     if (version != DATA_VERSION) {
-        dp_error(err, errlen, "%s has format version %u, this build reads version %d; rebuild it", path,
-             version, DATA_VERSION);
+        dp_error(err, errlen, "%s has format version %u, this build reads version %d; rebuild it", path, version,
+                 DATA_VERSION);
         goto out;
     }
     if (V < 1 || V > 256) {
@@ -47,15 +48,16 @@ int dataset_try_load(const char *path, dataset_t *ds, char *err, size_t errlen) 
     }
     /* n > len first: a crafted count near 2^64 would make the sum below wrap to the file's size */
     if (n > (uint64_t)len) {
-        dp_error(err, errlen, "%s is corrupt or truncated: header says %llu tokens, more than the file's %zu bytes; rebuild it",
-             path, (unsigned long long)n, len);
+        dp_error(err, errlen,
+                 "%s is corrupt or truncated: header says %llu tokens, more than the file's %zu bytes; rebuild it",
+                 path, (unsigned long long)n, len);
         goto out;
     }
     if ((uint64_t)len != DATA_HEADER_BYTES + V + n) {
         dp_error(err, errlen,
-             "%s is corrupt or truncated: header says %llu tokens (%llu bytes in all) but the file "
-             "has %zu bytes; rebuild it",
-             path, (unsigned long long)n, (unsigned long long)(DATA_HEADER_BYTES + V + n), len);
+                 "%s is corrupt or truncated: header says %llu tokens (%llu bytes in all) but the file "
+                 "has %zu bytes; rebuild it",
+                 path, (unsigned long long)n, (unsigned long long)(DATA_HEADER_BYTES + V + n), len);
         goto out;
     }
     /* The token checksum does not cover the vocabulary: a flipped character would decode every
@@ -73,7 +75,7 @@ int dataset_try_load(const char *path, dataset_t *ds, char *err, size_t errlen) 
     for (uint64_t i = 0; i < n; i++)
         if (tok[i] >= V) {
             dp_error(err, errlen, "%s is corrupt: token %llu has id %u >= vocabulary size %u", path,
-                 (unsigned long long)i, tok[i], V);
+                     (unsigned long long)i, tok[i], V);
             goto out;
         }
     ds->vocab_size = V;
@@ -112,8 +114,7 @@ int dataset_write(const char *path, const char *vocab, uint32_t V, const uint8_t
     wr32(h + 28, crc32_update(0, vocab, V));
     FILE *f = fopen(path, "wb");
     if (!f) return -1;
-    int ok = fwrite(h, 1, sizeof h, f) == sizeof h && fwrite(vocab, 1, V, f) == V &&
-             fwrite(tokens, 1, n, f) == n;
+    int ok = fwrite(h, 1, sizeof h, f) == sizeof h && fwrite(vocab, 1, V, f) == V && fwrite(tokens, 1, n, f) == n;
     return (fclose(f) == 0 && ok) ? 0 : -1;
 }
 
@@ -126,8 +127,7 @@ void dataset_example(const dataset_t *ds, int context, size_t i, int32_t *ctx, i
     *target = ds->tokens[i + (size_t)context];
 }
 
-void dataset_gather(const dataset_t *ds, int context, const uint32_t *idx, size_t n, int32_t *ctx,
-                    int32_t *targets) {
+void dataset_gather(const dataset_t *ds, int context, const uint32_t *idx, size_t n, int32_t *ctx, int32_t *targets) {
     for (size_t b = 0; b < n; b++) dataset_example(ds, context, idx[b], ctx + b * (size_t)context, &targets[b]);
 }
 

@@ -27,8 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DATA_MAGIC "DPCTOK1"
-#define DATA_VERSION 1
+#define DATA_MAGIC        "DPCTOK1"
+#define DATA_VERSION      1
 #define DATA_HEADER_BYTES 32
 
 typedef struct {
@@ -44,8 +44,7 @@ void dataset_load(const char *path, dataset_t *ds);
 int dataset_try_load(const char *path, dataset_t *ds, char *err, size_t errlen);
 void dataset_free(dataset_t *ds);
 /* Write a dataset file (the builder and the tests use it). Returns 0 on success. */
-int dataset_write(const char *path, const char *vocab, uint32_t vocab_size, const uint8_t *tokens,
-                  size_t n_tokens);
+int dataset_write(const char *path, const char *vocab, uint32_t vocab_size, const uint8_t *tokens, size_t n_tokens);
 
 size_t dataset_num_examples(const dataset_t *ds, int context);
 /* Example i: context tokens into ctx[0..context), the target into *target. */
@@ -65,8 +64,8 @@ struct data_order {
     int replicas;           /* the sampler's ranks (0: the course's own order) */
     int shuffle, drop_last;
     void (*make_epoch)(data_order_t *o, int64_t epoch); /* fills perm[0..total) for an epoch */
-    uint32_t *perm;         /* the cached epoch's order */
-    int64_t perm_epoch;     /* which epoch perm holds (-1: none) */
+    uint32_t *perm;                                     /* the cached epoch's order */
+    int64_t perm_epoch;                                 /* which epoch perm holds (-1: none) */
 };
 
 void data_order_init(data_order_t *o, uint64_t seed, size_t n_examples, size_t batch);
@@ -77,7 +76,6 @@ void data_order_free(data_order_t *o);
 void data_order_batch(data_order_t *o, uint64_t step, uint32_t *idx);
 
 /* Gather examples idx[0..n) into ctx[n*context] and targets[n]. */
-void dataset_gather(const dataset_t *ds, int context, const uint32_t *idx, size_t n, int32_t *ctx,
-                    int32_t *targets);
+void dataset_gather(const dataset_t *ds, int context, const uint32_t *idx, size_t n, int32_t *ctx, int32_t *targets);
 
 #endif

@@ -15,7 +15,8 @@ void flat_layout_free(flat_layout_t *l) {
 }
 
 int flat_layout_add(flat_layout_t *l, const char *name, int ndim, const size_t *shape) {
-    if (ndim < 1 || ndim > FLAT_MAX_DIMS) dp_fatal("tensor %s: %d dimensions (1..%d allowed)", name, ndim, FLAT_MAX_DIMS);
+    if (ndim < 1 || ndim > FLAT_MAX_DIMS)
+        dp_fatal("tensor %s: %d dimensions (1..%d allowed)", name, ndim, FLAT_MAX_DIMS);
     if (strlen(name) >= FLAT_MAX_NAME) dp_fatal("tensor name '%s' longer than %d characters", name, FLAT_MAX_NAME - 1);
     if (flat_layout_find(l, name) >= 0) dp_fatal("tensor name '%s' registered twice", name);
     if (l->count == l->cap) {

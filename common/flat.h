@@ -40,8 +40,6 @@ int flat_layout_add(flat_layout_t *l, const char *name, int ndim, const size_t *
 int flat_layout_find(const flat_layout_t *l, const char *name);
 
 /* Pointer to view i inside a flat array that uses this layout. */
-static inline float *flat_at(const flat_layout_t *l, float *base, int i) {
-    return base + l->views[i].offset;
-}
+static inline float *flat_at(const flat_layout_t *l, float *base, int i) { return base + l->views[i].offset; }
 
 #endif

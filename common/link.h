@@ -53,8 +53,6 @@ double link_cost_s(const link_t *link, size_t bytes);
  * (a busy machine may wake it later, never earlier), and this is what its tests check exactly. */
 double link_port_reserve(double *free_at, double now, double cost);
 
-static inline bool link_enabled(const link_t *link) {
-    return link->latency_s > 0 || link->bytes_per_s > 0;
-}
+static inline bool link_enabled(const link_t *link) { return link->latency_s > 0 || link->bytes_per_s > 0; }
 
 #endif

@@ -16,8 +16,9 @@ void logger_init(logger_t *l, int every, int total_steps, int rank) {
     /* A launcher (mpirun) gives rank 0 a pseudo-terminal even when its own output goes to a file:
      * draw the bar only for a plain process on a real terminal, or when DP_PROGRESS=1. */
     const char *force = getenv("DP_PROGRESS");
-    l->tty = l->enabled && (force ? atoi(force) != 0 : (isatty(fileno(stdout)) && !getenv("OMPI_COMM_WORLD_SIZE") &&
-                                                         !getenv("PMI_SIZE") && !getenv("SLURM_NTASKS")));
+    l->tty = l->enabled && (force ? atoi(force) != 0
+                                  : (isatty(fileno(stdout)) && !getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") &&
+                                     !getenv("SLURM_NTASKS")));
     l->bar_shown = false;
     l->t_start = dp_now();
 }
@@ -44,15 +45,15 @@ void logger_step(logger_t *l, int step, double loss, double lr, double step_s, d
     if (!l->enabled) return;
     bool line = step == 0 || (step + 1) % l->every == 0 || step + 1 == l->total_steps;
     if (line) {
-        logger_line(l, "step %6d/%d | loss %.4f | lr %.2e | %7.2f ms/step | %9.0f tok/s", step + 1,
-                    l->total_steps, loss, lr, step_s * 1e3, step_s > 0 ? tokens / step_s : 0.0);
+        logger_line(l, "step %6d/%d | loss %.4f | lr %.2e | %7.2f ms/step | %9.0f tok/s", step + 1, l->total_steps,
+                    loss, lr, step_s * 1e3, step_s > 0 ? tokens / step_s : 0.0);
     } else if (l->tty) {
         int width = 30, done = l->total_steps ? (int)((long)width * (step + 1) / l->total_steps) : 0;
         char bar[64];
         for (int i = 0; i < width; i++) bar[i] = i < done ? '#' : '.';
         bar[width] = 0;
-        printf("\r[%s] %3d%% step %d/%d loss %.4f", bar,
-               l->total_steps ? 100 * (step + 1) / l->total_steps : 0, step + 1, l->total_steps, loss);
+        printf("\r[%s] %3d%% step %d/%d loss %.4f", bar, l->total_steps ? 100 * (step + 1) / l->total_steps : 0,
+               step + 1, l->total_steps, loss);
         fflush(stdout);
         l->bar_shown = true;
     }

@@ -6,9 +6,9 @@
 #include <stdbool.h>
 
 typedef struct {
-    int every;       /* print a line every `every` steps (and at the first and last) */
+    int every; /* print a line every `every` steps (and at the first and last) */
     int total_steps;
-    bool enabled;    /* rank 0 */
+    bool enabled; /* rank 0 */
     bool tty;
     bool bar_shown;
     double t_start;

@@ -27,8 +27,8 @@ typedef enum { OPS_CPU, OPS_CUDA } ops_backend_t;
 
 typedef struct {
     ops_backend_t backend;
-    int threads;   /* BLAS threads (CPU) */
-    void *device;  /* backend state (CUDA handles) */
+    int threads;  /* BLAS threads (CPU) */
+    void *device; /* backend state (CUDA handles) */
     /* NULL, or where ops_scale adds how many elements it scaled: the grader's count of the work each
      * rank did (an all-reduce whose every rank scales the whole buffer gets the same bits as one
      * whose ranks scale only their own chunk). One context is used by one thread at a time. */
@@ -42,7 +42,7 @@ void ops_destroy(ops_t *ops);
 bool ops_cuda_available(void);
 
 /* Memory in the context's space. */
-float *ops_alloc(const ops_t *ops, size_t count);   /* zeroed */
+float *ops_alloc(const ops_t *ops, size_t count); /* zeroed */
 void ops_free(const ops_t *ops, float *p);
 void ops_to_host(const ops_t *ops, float *host, const float *src, size_t count);
 void ops_from_host(const ops_t *ops, float *dst, const float *host, size_t count);
@@ -60,7 +60,7 @@ void ops_reset_peak_memory_stats(void); /* max = what is allocated now */
 size_t ops_host_heap_bytes(void);
 
 /* Raw bytes in the context's space (indices, staging), and copies to and from the host. */
-void *ops_alloc_bytes(const ops_t *ops, size_t bytes);   /* zeroed */
+void *ops_alloc_bytes(const ops_t *ops, size_t bytes); /* zeroed */
 void ops_free_bytes(const ops_t *ops, void *p);
 void ops_upload(const ops_t *ops, void *dst, const void *host, size_t bytes);
 void ops_download(const ops_t *ops, void *host, const void *src, size_t bytes);
@@ -81,8 +81,8 @@ void *ops_stream(const ops_t *ops);
 bool ops_is_device_pointer(const void *p);
 
 /* C[M,N] = alpha * op(A) * op(B) + beta * C, op(X) = X or Xᵀ; A is [M,K] (or [K,M] if transA). */
-void ops_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha,
-              const float *A, const float *B, float beta, float *C);
+void ops_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
+              const float *B, float beta, float *C);
 
 /* out[j] += Σ_i x[i, j] over rows i (x is [rows, cols]). */
 void ops_colsum_acc(const ops_t *ops, const float *x, int rows, int cols, float *out);
@@ -93,13 +93,12 @@ void ops_tanh_backward(const ops_t *ops, const float *y, const float *dy, float 
 
 /* Embedding: out[b, t*E + e] = table[idx[b*T + t], e] for B*T indices;
  * backward accumulates dtable[idx[b*T+t], e] += dout[b, t*E + e] in (b, t) order. */
-void ops_embedding_forward(const ops_t *ops, const float *table, const int32_t *idx, int B, int T,
-                           int E, float *out);
-void ops_embedding_backward(const ops_t *ops, const float *dout, const int32_t *idx, int B, int T,
-                            int E, float *dtable);
+void ops_embedding_forward(const ops_t *ops, const float *table, const int32_t *idx, int B, int T, int E, float *out);
+void ops_embedding_backward(const ops_t *ops, const float *dout, const int32_t *idx, int B, int T, int E,
+                            float *dtable);
 
 void ops_fill(const ops_t *ops, float *x, float value, size_t n);
-void ops_scale(const ops_t *ops, float *x, float alpha, size_t n);               /* x *= alpha */
+void ops_scale(const ops_t *ops, float *x, float alpha, size_t n);                /* x *= alpha */
 void ops_axpy(const ops_t *ops, float alpha, const float *x, float *y, size_t n); /* y += alpha x */
 void ops_copy(const ops_t *ops, const float *src, float *dst, size_t n);
 double ops_sumsq(const ops_t *ops, const float *x, size_t n); /* Σ x², accumulated in double */

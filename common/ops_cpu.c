@@ -15,7 +15,8 @@
 #define ON_GPU(ops) ((ops)->backend == OPS_CUDA)
 #else
 #define ON_GPU(ops) 0
-#define ops_cuda_fail() dp_fatal("this build has no CUDA support: use --device cpu, or install the CUDA Toolkit and make clean; make")
+#define ops_cuda_fail()                                                                                                \
+    dp_fatal("this build has no CUDA support: use --device cpu, or install the CUDA Toolkit and make clean; make")
 #endif
 
 #ifndef DPC_HAVE_CUDA
@@ -46,19 +47,19 @@ void ops_destroy(ops_t *ops) {
 }
 
 #ifdef DPC_HAVE_CUDA
-#define DISPATCH(call)                                                                             \
-    do {                                                                                           \
-        if (ON_GPU(ops)) {                                                                         \
-            call;                                                                                  \
-            return;                                                                                \
-        }                                                                                          \
+#define DISPATCH(call)                                                                                                 \
+    do {                                                                                                               \
+        if (ON_GPU(ops)) {                                                                                             \
+            call;                                                                                                      \
+            return;                                                                                                    \
+        }                                                                                                              \
     } while (0)
-#define DISPATCH_RET(call)                                                                         \
-    do {                                                                                           \
-        if (ON_GPU(ops)) return call;                                                              \
+#define DISPATCH_RET(call)                                                                                             \
+    do {                                                                                                               \
+        if (ON_GPU(ops)) return call;                                                                                  \
     } while (0)
 #else
-#define DISPATCH(call) (void)ops
+#define DISPATCH(call)     (void)ops
 #define DISPATCH_RET(call) (void)ops
 #endif
 
@@ -180,9 +181,7 @@ void ops_download(const ops_t *ops, void *host, const void *src, size_t bytes) {
     if (host != src && bytes) memcpy(host, src, bytes);
 }
 
-void ops_sync(const ops_t *ops) {
-    DISPATCH(ops_cuda_sync(ops));
-}
+void ops_sync(const ops_t *ops) { DISPATCH(ops_cuda_sync(ops)); }
 
 ops_event_t *ops_event_create(const ops_t *ops) {
     DISPATCH_RET(ops_cuda_event_create());
@@ -229,16 +228,16 @@ void ops_from_host(const ops_t *ops, float *dst, const float *host, size_t count
     if (dst != host && count) memcpy(dst, host, count * sizeof(float));
 }
 
-void ops_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha,
-              const float *A, const float *B, float beta, float *C) {
+void ops_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
+              const float *B, float beta, float *C) {
     DISPATCH(ops_cuda_gemm(ops, transA, transB, M, N, K, alpha, A, B, beta, C));
     if (M == 0 || N == 0) return;
     if (K == 0) { /* BLAS leaves C alone for K == 0 only when beta == 1: make it exact */
         for (size_t i = 0; i < (size_t)M * (size_t)N; i++) C[i] = beta == 0 ? 0.0f : beta * C[i];
         return;
     }
-    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
-                M, N, K, alpha, A, transA ? M : K, B, transB ? K : N, beta, C, N);
+    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K, alpha,
+                A, transA ? M : K, B, transB ? K : N, beta, C, N);
 }
 
 void ops_colsum_acc(const ops_t *ops, const float *x, int rows, int cols, float *out) {
@@ -259,17 +258,15 @@ void ops_tanh_backward(const ops_t *ops, const float *y, const float *dy, float 
     for (size_t i = 0; i < n; i++) dx[i] = dy[i] * (1.0f - y[i] * y[i]);
 }
 
-void ops_embedding_forward(const ops_t *ops, const float *table, const int32_t *idx, int B, int T,
-                           int E, float *out) {
+void ops_embedding_forward(const ops_t *ops, const float *table, const int32_t *idx, int B, int T, int E, float *out) {
     DISPATCH(ops_cuda_embedding_forward(ops, table, idx, B, T, E, out));
     for (int b = 0; b < B; b++)
         for (int t = 0; t < T; t++)
-            memcpy(out + ((size_t)b * T + t) * E, table + (size_t)idx[b * T + t] * E,
-                   (size_t)E * sizeof(float));
+            memcpy(out + ((size_t)b * T + t) * E, table + (size_t)idx[b * T + t] * E, (size_t)E * sizeof(float));
 }
 
-void ops_embedding_backward(const ops_t *ops, const float *dout, const int32_t *idx, int B, int T,
-                            int E, float *dtable) {
+void ops_embedding_backward(const ops_t *ops, const float *dout, const int32_t *idx, int B, int T, int E,
+                            float *dtable) {
     DISPATCH(ops_cuda_embedding_backward(ops, dout, idx, B, T, E, dtable));
     for (int b = 0; b < B; b++)
         for (int t = 0; t < T; t++) {

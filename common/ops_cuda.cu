@@ -18,7 +18,7 @@ typedef struct {
 } cuda_state_t;
 
 #define SUMSQ_BLOCKS 256
-#define THREADS 256
+#define THREADS      256
 
 static cuda_state_t *st(const ops_t *ops) { return (cuda_state_t *)ops->device; }
 
@@ -155,24 +155,21 @@ extern "C" void ops_cuda_free(const ops_t *ops, float *p) {
 }
 
 extern "C" void ops_cuda_to_host(const ops_t *ops, float *host, const float *src, size_t count) {
-    ck(cudaMemcpyAsync(host, src, count * sizeof(float), cudaMemcpyDeviceToHost, st(ops)->stream),
-       "copy to host");
+    ck(cudaMemcpyAsync(host, src, count * sizeof(float), cudaMemcpyDeviceToHost, st(ops)->stream), "copy to host");
     ck(cudaStreamSynchronize(st(ops)->stream), "sync");
 }
 
 extern "C" void ops_cuda_from_host(const ops_t *ops, float *dst, const float *host, size_t count) {
-    ck(cudaMemcpyAsync(dst, host, count * sizeof(float), cudaMemcpyHostToDevice, st(ops)->stream),
-       "copy from host");
+    ck(cudaMemcpyAsync(dst, host, count * sizeof(float), cudaMemcpyHostToDevice, st(ops)->stream), "copy from host");
     ck(cudaStreamSynchronize(st(ops)->stream), "sync");
 }
 
 /* Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: swap the operands. */
-extern "C" void ops_cuda_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K,
-                              float alpha, const float *A, const float *B, float beta, float *C) {
+extern "C" void ops_cuda_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha,
+                              const float *A, const float *B, float beta, float *C) {
     if (M == 0 || N == 0) return;
-    ckb(cublasSgemm(st(ops)->blas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
-                    transA ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, &alpha, B, transB ? K : N, A,
-                    transA ? M : K, &beta, C, N),
+    ckb(cublasSgemm(st(ops)->blas, transB ? CUBLAS_OP_T : CUBLAS_OP_N, transA ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K,
+                    &alpha, B, transB ? K : N, A, transA ? M : K, &beta, C, N),
         "sgemm");
 }
 
@@ -205,8 +202,7 @@ extern "C" void ops_cuda_tanh_forward(const ops_t *ops, const float *x, float *y
     ck(cudaGetLastError(), "tanh kernel");
 }
 
-extern "C" void ops_cuda_tanh_backward(const ops_t *ops, const float *y, const float *dy, float *dx,
-                                       size_t n) {
+extern "C" void ops_cuda_tanh_backward(const ops_t *ops, const float *y, const float *dy, float *dx, size_t n) {
     tanh_backward_kernel<<<blocks_for(n), THREADS, 0, st(ops)->stream>>>(y, dy, dx, n);
     ck(cudaGetLastError(), "tanh backward kernel");
 }
@@ -222,23 +218,22 @@ __global__ void embedding_backward_kernel(const float *dout, const int *idx, siz
         atomicAdd(&dtable[(size_t)idx[i / E] * E + i % E], dout[i]);
 }
 
-extern "C" void ops_cuda_embedding_forward(const ops_t *ops, const float *table, const int32_t *idx,
-                                           int B, int T, int E, float *out) {
+extern "C" void ops_cuda_embedding_forward(const ops_t *ops, const float *table, const int32_t *idx, int B, int T,
+                                           int E, float *out) {
     size_t rows = (size_t)B * T;
     embedding_forward_kernel<<<blocks_for(rows * E), THREADS, 0, st(ops)->stream>>>(table, idx, rows, E, out);
     ck(cudaGetLastError(), "embedding kernel");
 }
 
-extern "C" void ops_cuda_embedding_backward(const ops_t *ops, const float *dout, const int32_t *idx,
-                                            int B, int T, int E, float *dtable) {
+extern "C" void ops_cuda_embedding_backward(const ops_t *ops, const float *dout, const int32_t *idx, int B, int T,
+                                            int E, float *dtable) {
     size_t rows = (size_t)B * T;
     embedding_backward_kernel<<<blocks_for(rows * E), THREADS, 0, st(ops)->stream>>>(dout, idx, rows, E, dtable);
     ck(cudaGetLastError(), "embedding backward kernel");
 }
 
 __global__ void fill_kernel(float *x, float v, size_t n) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        x[i] = v;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) x[i] = v;
 }
 
 __global__ void scale_kernel(float *x, float a, size_t n) {
@@ -291,8 +286,7 @@ extern "C" double ops_cuda_sumsq(const ops_t *ops, const float *x, size_t n) {
     cuda_state_t *s = st(ops);
     sumsq_kernel<<<SUMSQ_BLOCKS, THREADS, 0, s->stream>>>(x, n, s->partials);
     ck(cudaGetLastError(), "sumsq kernel");
-    ck(cudaMemcpyAsync(s->host_partials, s->partials, SUMSQ_BLOCKS * sizeof(double),
-                       cudaMemcpyDeviceToHost, s->stream),
+    ck(cudaMemcpyAsync(s->host_partials, s->partials, SUMSQ_BLOCKS * sizeof(double), cudaMemcpyDeviceToHost, s->stream),
        "copy partials");
     ck(cudaStreamSynchronize(s->stream), "sync");
     double total = 0;

@@ -26,15 +26,15 @@ void ops_cuda_event_record(const ops_t *ops, ops_event_t *ev);
 void ops_cuda_wait_event(const ops_t *ops, ops_event_t *ev);
 void ops_cuda_to_host(const ops_t *ops, float *host, const float *src, size_t count);
 void ops_cuda_from_host(const ops_t *ops, float *dst, const float *host, size_t count);
-void ops_cuda_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha,
-                   const float *A, const float *B, float beta, float *C);
+void ops_cuda_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
+                   const float *B, float beta, float *C);
 void ops_cuda_colsum_acc(const ops_t *ops, const float *x, int rows, int cols, float *out);
 void ops_cuda_tanh_forward(const ops_t *ops, const float *x, float *y, size_t n);
 void ops_cuda_tanh_backward(const ops_t *ops, const float *y, const float *dy, float *dx, size_t n);
-void ops_cuda_embedding_forward(const ops_t *ops, const float *table, const int32_t *idx, int B,
-                                int T, int E, float *out);
-void ops_cuda_embedding_backward(const ops_t *ops, const float *dout, const int32_t *idx, int B,
-                                 int T, int E, float *dtable);
+void ops_cuda_embedding_forward(const ops_t *ops, const float *table, const int32_t *idx, int B, int T, int E,
+                                float *out);
+void ops_cuda_embedding_backward(const ops_t *ops, const float *dout, const int32_t *idx, int B, int T, int E,
+                                 float *dtable);
 void ops_cuda_fill(const ops_t *ops, float *x, float value, size_t n);
 void ops_cuda_scale(const ops_t *ops, float *x, float alpha, size_t n);
 void ops_cuda_axpy(const ops_t *ops, float alpha, const float *x, float *y, size_t n);

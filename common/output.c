@@ -64,7 +64,8 @@ void dp_check_output(const char *flag, const char *path) {
                 dp_fatal("%s %s: cannot create files in %s: %s", flag, path, dir, strerror(errno));
             break;
         }
-        if ((errno != ENOENT && errno != ENOTDIR) || dir != d) dp_fatal("%s %s: %s: %s", flag, path, dir, strerror(errno));
+        if ((errno != ENOENT && errno != ENOTDIR) || dir != d)
+            dp_fatal("%s %s: %s: %s", flag, path, dir, strerror(errno));
     }
     free(d);
 }

@@ -26,10 +26,10 @@ void philox4x32_10(const uint32_t ctr[4], uint64_t key, uint32_t out[4]);
 uint32_t rng_u32_at(uint64_t seed, uint64_t index);
 
 void rng_init(rng_t *r, uint64_t seed);
-uint32_t rng_u32(rng_t *r);                 /* next value of the stream */
-float rng_uniform(rng_t *r);                /* in [0, 1), 24 random bits */
-float rng_normal(rng_t *r);                 /* standard normal (Box–Muller) */
-uint32_t rng_below(rng_t *r, uint32_t n);   /* in [0, n), n > 0 (multiply-shift, unbiased enough) */
+uint32_t rng_u32(rng_t *r);               /* next value of the stream */
+float rng_uniform(rng_t *r);              /* in [0, 1), 24 random bits */
+float rng_normal(rng_t *r);               /* standard normal (Box–Muller) */
+uint32_t rng_below(rng_t *r, uint32_t n); /* in [0, n), n > 0 (multiply-shift, unbiased enough) */
 
 /* Fill perm[0..n) with a uniformly shuffled 0..n-1 (Fisher–Yates driven by r). */
 void rng_permutation(rng_t *r, uint32_t *perm, uint32_t n);

@@ -90,8 +90,7 @@ st_writer_t *st_writer_new(void) {
     return w;
 }
 
-void st_writer_add(st_writer_t *w, const char *name, dtype_t dt, int ndim, const size_t *shape,
-                   const void *data) {
+void st_writer_add(st_writer_t *w, const char *name, dtype_t dt, int ndim, const size_t *shape, const void *data) {
     if (ndim < 0 || ndim > ST_MAX_DIMS) dp_fatal("safetensors: tensor %s has %d dimensions", name, ndim);
     if (w->n == w->cap) {
         w->cap = w->cap ? 2 * w->cap : 16;
@@ -166,7 +165,8 @@ int st_writer_save(st_writer_t *w, const char *path, char *err, size_t errlen) {
     unsigned char n8[8];
     for (int i = 0; i < 8; i++) n8[i] = (unsigned char)((uint64_t)padded >> (8 * i));
     int ok = fwrite(n8, 1, 8, f) == 8 && fwrite(header, 1, padded, f) == padded;
-    for (int i = 0; i < w->n && ok; i++) ok = fwrite(w->entries[i].data, 1, w->entries[i].bytes, f) == w->entries[i].bytes;
+    for (int i = 0; i < w->n && ok; i++)
+        ok = fwrite(w->entries[i].data, 1, w->entries[i].bytes, f) == w->entries[i].bytes;
     int e = ok ? 0 : errno;
     free(header);
     if (fclose(f) != 0 && !e) e = errno, ok = 0;
@@ -215,21 +215,24 @@ int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
     uint64_t hlen = 0;
     for (int i = 0; i < 8 && f->len >= 8; i++) hlen |= (uint64_t)f->buf[i] << (8 * i);
     if (f->len < 8 || hlen > ST_MAX_HEADER || hlen > f->len - 8) {
-        dp_error(err, errlen, "%s is not a safetensors file or is truncated (header length %llu, file %zu bytes)",
-             path, (unsigned long long)hlen, f->len);
+        dp_error(err, errlen, "%s is not a safetensors file or is truncated (header length %llu, file %zu bytes)", path,
+                 (unsigned long long)hlen, f->len);
         goto bad;
     }
     const char *htext = (const char *)f->buf + 8;
     long at = header_crc_at(htext, (size_t)hlen);
     if (at < 0) {
-        dp_error(err, errlen, "%s has no header checksum (header_crc32): it is damaged, or was not written by this "
-                 "build of the course (re-create it)", path);
+        dp_error(err, errlen,
+                 "%s has no header checksum (header_crc32): it is damaged, or was not written by this "
+                 "build of the course (re-create it)",
+                 path);
         goto bad;
     }
     char hgot[16];
     snprintf(hgot, sizeof hgot, "%08x", header_crc(htext, (size_t)hlen, (size_t)at));
     if (memcmp(hgot, htext + at, 8)) {
-        dp_error(err, errlen, "%s is corrupt: header checksum mismatch (stored %.8s, computed %s)", path, htext + at, hgot);
+        dp_error(err, errlen, "%s is corrupt: header checksum mismatch (stored %.8s, computed %s)", path, htext + at,
+                 hgot);
         goto bad;
     }
     const char *jend = NULL;
@@ -274,7 +277,8 @@ int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
         cJSON *off = cJSON_GetObjectItemCaseSensitive(it, "data_offsets");
         if (!cJSON_IsString(dt) || parse_dtype(dt->valuestring, &t->dt) != 0 || !cJSON_IsArray(shape) ||
             cJSON_GetArraySize(shape) > ST_MAX_DIMS || !cJSON_IsArray(off) || cJSON_GetArraySize(off) != 2) {
-            dp_error(err, errlen, "%s is corrupt: entry '%s' lacks a known dtype, a shape or data_offsets", path, t->name);
+            dp_error(err, errlen, "%s is corrupt: entry '%s' lacks a known dtype, a shape or data_offsets", path,
+                     t->name);
             goto bad;
         }
         t->ndim = cJSON_GetArraySize(shape);
@@ -288,7 +292,8 @@ int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
                 goto bad;
             }
             if (__builtin_mul_overflow(t->numel, (size_t)v, &t->numel)) {
-                dp_error(err, errlen, "%s is corrupt: tensor '%s' has more elements than can be counted", path, t->name);
+                dp_error(err, errlen, "%s is corrupt: tensor '%s' has more elements than can be counted", path,
+                         t->name);
                 goto bad;
             }
             t->shape[d] = (size_t)v;
@@ -303,9 +308,10 @@ int st_load(const char *path, st_file_t *f, char *err, size_t errlen) {
         double b = cJSON_IsNumber(ob) ? ob->valuedouble : -1, e = cJSON_IsNumber(oe) ? oe->valuedouble : -1;
         if (b < 0 || e < b || e > (double)data_len || b != (double)(size_t)b || e != (double)(size_t)e ||
             (size_t)e - (size_t)b != bytes) {
-            dp_error(err, errlen, "%s is corrupt or truncated: tensor '%s' has data offsets [%.0f, %.0f] "
-                 "but the data section has %zu bytes and the tensor needs %zu",
-                 path, t->name, b, e, data_len, bytes);
+            dp_error(err, errlen,
+                     "%s is corrupt or truncated: tensor '%s' has data offsets [%.0f, %.0f] "
+                     "but the data section has %zu bytes and the tensor needs %zu",
+                     path, t->name, b, e, data_len, bytes);
             goto bad;
         }
         t->data = data + (size_t)b;
@@ -385,7 +391,8 @@ int st_meta_u64(const st_file_t *f, const char *path, const char *key, uint64_t 
     uint64_t x = 0;
     int ok = *v != 0;
     for (const char *p = v; *p && ok; p++)
-        ok = *p >= '0' && *p <= '9' && !__builtin_mul_overflow(x, 10, &x) && !__builtin_add_overflow(x, (uint64_t)(*p - '0'), &x);
+        ok = *p >= '0' && *p <= '9' && !__builtin_mul_overflow(x, 10, &x) &&
+             !__builtin_add_overflow(x, (uint64_t)(*p - '0'), &x);
     if (!ok || x > max)
         return dp_error(err, errlen, "%s: metadata '%s' is '%.40s', expected a whole number from 0 to %" PRIu64, path,
                         key, v, max);

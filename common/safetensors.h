@@ -24,8 +24,7 @@ typedef struct st_writer st_writer_t;
 
 st_writer_t *st_writer_new(void);
 /* The data is referenced, not copied: keep it alive until st_writer_save. */
-void st_writer_add(st_writer_t *w, const char *name, dtype_t dt, int ndim, const size_t *shape,
-                   const void *data);
+void st_writer_add(st_writer_t *w, const char *name, dtype_t dt, int ndim, const size_t *shape, const void *data);
 void st_writer_meta(st_writer_t *w, const char *key, const char *value);
 /* Write to path (through a temporary file and a rename, so a crash never leaves half a file).
  * Returns 0, or -1 with the reason in err. */

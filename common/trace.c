@@ -110,15 +110,16 @@ int trace_write(trace_t *t, comm_t *c, const char *path) {
                 first = 0;
                 for (int64_t i = 0; i < counts[r]; i++) {
                     int tid = track_id(names, &ntracks, ev[i].track);
-                    fprintf(f, ",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"name\":", r,
-                            tid, ev[i].t0 * 1e6, (ev[i].t1 - ev[i].t0) * 1e6);
+                    fprintf(f, ",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"name\":", r, tid,
+                            ev[i].t0 * 1e6, (ev[i].t1 - ev[i].t0) * 1e6);
                     json_string(f, ev[i].name);
                     fprintf(f, "}");
                     fprintf(tsv, "%d\t%s\t%.6f\t%.6f\t%s\n", r, ev[i].track, ev[i].t0 * 1e3, ev[i].t1 * 1e3,
                             ev[i].name);
                 }
                 for (int k = 0; k < ntracks; k++) {
-                    fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", r, k);
+                    fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", r,
+                            k);
                     json_string(f, names[k]);
                     fprintf(f, "}}");
                 }

@@ -19,7 +19,7 @@
 
 typedef struct trace trace_t;
 
-#define TRACE_NAME 40
+#define TRACE_NAME  40
 #define TRACE_TRACK 16
 
 typedef struct {

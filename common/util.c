@@ -53,8 +53,7 @@ void *dp_calloc(size_t count, size_t size) {
 
 void *dp_aligned_alloc(size_t bytes) {
     void *p = NULL;
-    if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0)
-        dp_fatal("out of memory allocating %zu bytes", bytes);
+    if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) dp_fatal("out of memory allocating %zu bytes", bytes);
     return p;
 }
 
@@ -127,8 +126,7 @@ void dp_mkdir_for(const char *path) {
         if (mkdir(d, 0777) != 0 && errno != EEXIST) dp_fatal("cannot create directory %s: %s", d, strerror(errno));
         *p = '/';
     }
-    if (d[0] && mkdir(d, 0777) != 0 && errno != EEXIST)
-        dp_fatal("cannot create directory %s: %s", d, strerror(errno));
+    if (d[0] && mkdir(d, 0777) != 0 && errno != EEXIST) dp_fatal("cannot create directory %s: %s", d, strerror(errno));
     free(d);
 }
 

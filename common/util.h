@@ -15,7 +15,7 @@ extern "C" {
 
 #if defined(__GNUC__)
 #define DP_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#define DP_NORETURN __attribute__((noreturn))
+#define DP_NORETURN     __attribute__((noreturn))
 #else
 #define DP_PRINTF(f, a)
 #define DP_NORETURN
@@ -37,13 +37,13 @@ void dp_set_abort_hook(void (*hook)(int status));
 /* End the job with `status` after an error already printed: the abort hook, then exit. */
 DP_NORETURN void dp_exit(int status);
 
-void *dp_malloc(size_t bytes);               /* never returns NULL; fatal on failure */
-void *dp_calloc(size_t count, size_t size);  /* zeroed */
-void *dp_aligned_alloc(size_t bytes);        /* 64-byte aligned, free() it; fatal on failure */
+void *dp_malloc(size_t bytes);              /* never returns NULL; fatal on failure */
+void *dp_calloc(size_t count, size_t size); /* zeroed */
+void *dp_aligned_alloc(size_t bytes);       /* 64-byte aligned, free() it; fatal on failure */
 char *dp_strdup(const char *s);
 
-double dp_now(void);                /* monotonic seconds */
-void dp_sleep_until(double t);      /* sleep (not spin) until dp_now() >= t */
+double dp_now(void);           /* monotonic seconds */
+void dp_sleep_until(double t); /* sleep (not spin) until dp_now() >= t */
 
 /* Read a whole regular file; returns NULL (and sets *len = 0) when it is missing, unreadable, or not
  * a regular file (a directory, a FIFO, a device). */

@@ -104,8 +104,8 @@ static const st_file_t *load(const char *path, st_file_t *f, int is_submission) 
     }
     for (int i = 0; i < f->ntensors; i++)
         if (f->tensors[i].dt != DT_F32) {
-            printf("%s%s: tensor '%s' is not float32\n", is_submission ? "FAIL: your dump is not one: " : "equiv: ",
-                   path, f->tensors[i].name);
+            printf("%s%s: tensor '%s' is not float32\n",
+                   is_submission ? "FAIL: your dump is not one: " : "equiv: ", path, f->tensors[i].name);
             exit(is_submission ? 1 : 2);
         }
     return f;
@@ -300,8 +300,10 @@ static int check_params(const st_file_t *ref, const st_file_t *sub, double atol,
             sensitive_total += sensitive;
             double used = a[k] == b[k] ? 0 : tol > 0 ? d / tol : INFINITY;
             if (used <= 1) {
-                if (sensitive) worst_sensitive = fmax(worst_sensitive, used);
-                else worst_used = fmax(worst_used, used);
+                if (sensitive)
+                    worst_sensitive = fmax(worst_sensitive, used);
+                else
+                    worst_used = fmax(worst_used, used);
                 continue;
             }
             if (sensitive && d <= tol + reach) {
@@ -375,41 +377,47 @@ int main(int argc, char **argv) {
     adamw_t o = {0, 0.9, 0.999, 1e-8, 0}; /* the trainers' defaults */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        double *dst = !strcmp(a, "--batch") ? &batch
-                      : !strcmp(a, "--world") ? &world
-                      : !strcmp(a, "--accum") ? &accum
-                      : !strcmp(a, "--loss-rtol") ? &loss_rtol
-                      : !strcmp(a, "--grad-rtol") ? &grad_rtol
+        double *dst = !strcmp(a, "--batch")        ? &batch
+                      : !strcmp(a, "--world")      ? &world
+                      : !strcmp(a, "--accum")      ? &accum
+                      : !strcmp(a, "--loss-rtol")  ? &loss_rtol
+                      : !strcmp(a, "--grad-rtol")  ? &grad_rtol
                       : !strcmp(a, "--param-atol") ? &param_atol
                       : !strcmp(a, "--param-rtol") ? &param_rtol
                       : !strcmp(a, "--ref-offset") ? &ref_offset
-                      : !strcmp(a, "--lr") ? &o.lr
-                      : !strcmp(a, "--beta1") ? &o.beta1
-                      : !strcmp(a, "--beta2") ? &o.beta2
-                      : !strcmp(a, "--eps") ? &o.eps
-                                              : NULL;
-        if (!strcmp(a, "--exact")) exact = 1;
-        else if (!strcmp(a, "--summary")) summary = 1;
-        else if (!strcmp(a, "--optimizer") && i + 1 < argc) optimizer = argv[++i];
+                      : !strcmp(a, "--lr")         ? &o.lr
+                      : !strcmp(a, "--beta1")      ? &o.beta1
+                      : !strcmp(a, "--beta2")      ? &o.beta2
+                      : !strcmp(a, "--eps")        ? &o.eps
+                                                   : NULL;
+        if (!strcmp(a, "--exact"))
+            exact = 1;
+        else if (!strcmp(a, "--summary"))
+            summary = 1;
+        else if (!strcmp(a, "--optimizer") && i + 1 < argc)
+            optimizer = argv[++i];
         else if (!strcmp(a, "--spread") && i + 1 < argc) {
             if (nspread == MAX_SPREAD) {
                 fprintf(stderr, "equiv: at most %d --spread files\n", MAX_SPREAD);
                 return 2;
             }
             spread_paths[nspread++] = argv[++i];
-        }
-        else if (dst && i + 1 < argc) *dst = atof(argv[++i]);
-        else if (!ref_path) ref_path = a;
-        else if (!sub_path) sub_path = a;
+        } else if (dst && i + 1 < argc)
+            *dst = atof(argv[++i]);
+        else if (!ref_path)
+            ref_path = a;
+        else if (!sub_path)
+            sub_path = a;
         else {
             fprintf(stderr, "equiv: unexpected argument %s\n", a);
             return 2;
         }
     }
     if (!ref_path || !sub_path) {
-        fprintf(stderr, "usage: equiv REF.safetensors SUB.safetensors [--batch B] [--world N] [--accum K] "
-                        "[--loss-rtol R] [--grad-rtol R] [--param-atol A] [--param-rtol R] [--exact] [--lr LR] "
-                        "[--optimizer adamw|sgd] [--beta1 B] [--beta2 B] [--eps E] [--ref-offset K] [--spread FILE]...\n");
+        fprintf(stderr,
+                "usage: equiv REF.safetensors SUB.safetensors [--batch B] [--world N] [--accum K] "
+                "[--loss-rtol R] [--grad-rtol R] [--param-atol A] [--param-rtol R] [--exact] [--lr LR] "
+                "[--optimizer adamw|sgd] [--beta1 B] [--beta2 B] [--eps E] [--ref-offset K] [--spread FILE]...\n");
         return 2;
     }
     if (strcmp(optimizer, "adamw") && strcmp(optimizer, "sgd")) {

@@ -72,12 +72,18 @@ int main(int argc, char **argv) {
     int skip = 2, want_ranks = 0, want_steps = 0;
     double max_ratio = 1.25, min_concurrent = 0.1;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--skip") && i + 1 < argc) skip = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--ranks") && i + 1 < argc) want_ranks = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--steps") && i + 1 < argc) want_steps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--max-ratio") && i + 1 < argc) max_ratio = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--min-concurrent") && i + 1 < argc) min_concurrent = atof(argv[++i]);
-        else path = argv[i];
+        if (!strcmp(argv[i], "--skip") && i + 1 < argc)
+            skip = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--ranks") && i + 1 < argc)
+            want_ranks = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--steps") && i + 1 < argc)
+            want_steps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--max-ratio") && i + 1 < argc)
+            max_ratio = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--min-concurrent") && i + 1 < argc)
+            min_concurrent = atof(argv[++i]);
+        else
+            path = argv[i];
     }
     FILE *f = path ? fopen_regular(path) : NULL;
     if (!f) {
@@ -99,7 +105,8 @@ int main(int argc, char **argv) {
         span_t *x = &s[n];
         if (sscanf(line, "%d\t%15[^\t]\t%lf\t%lf\t%47[^\n]", &x->rank, x->track, &x->t0, &x->t1, x->name) == 5) {
             if (x->rank < 0 || x->rank >= 1024 || !isfinite(x->t0) || !isfinite(x->t1) || x->t1 < x->t0) {
-                printf("FAIL: the trace %s has a span that cannot be (rank %d, %g..%g ms)\n", path, x->rank, x->t0, x->t1);
+                printf("FAIL: the trace %s has a span that cannot be (rank %d, %g..%g ms)\n", path, x->rank, x->t0,
+                       x->t1);
                 fclose(f);
                 free(s);
                 return 1;
@@ -165,9 +172,10 @@ int main(int argc, char **argv) {
                 }
             }
             if (!bwd || !ar_count) {
-                printf("FAIL: rank %d: a step %s: every bucket must be launched with d->launch, which all-reduces it on "
-                       "DDP's communication thread\n",
-                       r, !bwd ? "without a \"backward\" span" : "without any all-reduce on the communication track");
+                printf(
+                    "FAIL: rank %d: a step %s: every bucket must be launched with d->launch, which all-reduces it on "
+                    "DDP's communication thread\n",
+                    r, !bwd ? "without a \"backward\" span" : "without any all-reduce on the communication track");
                 failures++;
                 break;
             }
@@ -212,9 +220,10 @@ int main(int argc, char **argv) {
         }
     }
     if (!failures && worst_late >= 0) {
-        printf("FAIL: in some step the first bucket is launched %.2f ms AFTER backward ended (its last layer): buckets "
-               "must be launched from the gradient-ready hook as soon as they are complete, while backward still runs\n",
-               worst_late);
+        printf(
+            "FAIL: in some step the first bucket is launched %.2f ms AFTER backward ended (its last layer): buckets "
+            "must be launched from the gradient-ready hook as soon as they are complete, while backward still runs\n",
+            worst_late);
         failures++;
     }
     if (!failures && launches_in_hooks && blocked * 2 > launches_in_hooks) {

@@ -96,10 +96,14 @@ static int validate(const char *path) {
     const char *why = NULL;
     cJSON *tests = root ? cJSON_GetObjectItemCaseSensitive(root, "tests") : NULL;
     double sum = 0;
-    if (!utf8_valid((const unsigned char *)buf, n)) why = "not valid UTF-8";
-    else if (!root) why = "not valid JSON";
-    else if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(root, "score"))) why = "no numeric top-level \"score\"";
-    else if (!cJSON_IsArray(tests) || cJSON_GetArraySize(tests) == 0) why = "no \"tests\" array";
+    if (!utf8_valid((const unsigned char *)buf, n))
+        why = "not valid UTF-8";
+    else if (!root)
+        why = "not valid JSON";
+    else if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(root, "score")))
+        why = "no numeric top-level \"score\"";
+    else if (!cJSON_IsArray(tests) || cJSON_GetArraySize(tests) == 0)
+        why = "no \"tests\" array";
     else {
         cJSON *t;
         cJSON_ArrayForEach(t, tests) {
@@ -118,8 +122,10 @@ static int validate(const char *path) {
         if (!why && sum != cJSON_GetObjectItemCaseSensitive(root, "score")->valuedouble)
             why = "the top-level score is not the sum of the tests' scores";
     }
-    if (why) printf("%s: invalid Gradescope results: %s\n", path, why);
-    else printf("%s: valid Gradescope results (%d tests, score %g)\n", path, cJSON_GetArraySize(tests), sum);
+    if (why)
+        printf("%s: invalid Gradescope results: %s\n", path, why);
+    else
+        printf("%s: valid Gradescope results (%d tests, score %g)\n", path, cJSON_GetArraySize(tests), sum);
     cJSON_Delete(root);
     return why != NULL;
 }
@@ -134,10 +140,14 @@ int main(int argc, char **argv) {
         return 0;
     }
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--format") && i + 1 < argc) format = argv[++i];
-        else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
-        else if (!strcmp(argv[i], "--state") && i + 1 < argc) state = argv[++i];
-        else in = argv[i];
+        if (!strcmp(argv[i], "--format") && i + 1 < argc)
+            format = argv[++i];
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out = argv[++i];
+        else if (!strcmp(argv[i], "--state") && i + 1 < argc)
+            state = argv[++i];
+        else
+            in = argv[i];
     }
     int gradescope = !strcmp(format, "gradescope");
     if (!in || (!gradescope && strcmp(format, "json"))) {
@@ -182,11 +192,15 @@ int main(int argc, char **argv) {
         cJSON_AddNumberToObject(o, "max_score", m);
         /* Gradescope knows only passed and failed: an inconclusive check is "failed" there, named and
          * explained as INCONCLUSIVE */
-        cJSON_AddStringToObject(o, "status", passed ? "passed" : inconclusive && !gradescope ? "inconclusive" : "failed");
+        cJSON_AddStringToObject(o, "status",
+                                passed                        ? "passed"
+                                : inconclusive && !gradescope ? "inconclusive"
+                                                              : "failed");
         char *text = passed ? strdup("") : slurp(field[7], MAX_OUTPUT);
         if (inconclusive) {
-            const char *why = "INCONCLUSIVE: the machine was too busy to measure this check; it says nothing about your "
-                              "code. It scores 0 until it is graded again on a quieter machine.\n";
+            const char *why =
+                "INCONCLUSIVE: the machine was too busy to measure this check; it says nothing about your "
+                "code. It scores 0 until it is graded again on a quieter machine.\n";
             char *with = malloc(strlen(text) + strlen(why) + 1);
             sprintf(with, "%s%s", why, text);
             free(text);
@@ -200,7 +214,8 @@ int main(int argc, char **argv) {
         }
         cJSON_AddStringToObject(o, "output", text);
         free(text);
-        if (gradescope) cJSON_AddStringToObject(o, "visibility", strcmp(visibility, "hidden") ? "visible" : "after_published");
+        if (gradescope)
+            cJSON_AddStringToObject(o, "visibility", strcmp(visibility, "hidden") ? "visible" : "after_published");
         else {
             cJSON_AddNumberToObject(o, "seconds", t);
             cJSON_AddStringToObject(o, "visibility", visibility);
@@ -219,7 +234,8 @@ int main(int argc, char **argv) {
                      undecided);
         if (strcmp(state, "complete"))
             snprintf(summary, sizeof summary, "Score: %g/%g%s. Grading did not finish: %s", score, max, extra, state);
-        else snprintf(summary, sizeof summary, "Score: %g/%g%s", score, max, extra);
+        else
+            snprintf(summary, sizeof summary, "Score: %g/%g%s", score, max, extra);
         cJSON_AddStringToObject(root, "output", summary);
         cJSON_AddStringToObject(root, "visibility", "visible");
         cJSON_AddStringToObject(root, "stdout_visibility", "visible");

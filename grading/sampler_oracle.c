@@ -19,12 +19,13 @@ static void sampler_epoch(data_order_t *o, int64_t epoch) {
     for (size_t i = L; i < o->total; i++) o->perm[i] = o->perm[(i - L) % L]; /* pad with the head */
 }
 
-void data_order_init_sampler(data_order_t *o, uint64_t seed, size_t n_examples, size_t batch, int replicas,
-                             int shuffle, int drop_last) {
+void data_order_init_sampler(data_order_t *o, uint64_t seed, size_t n_examples, size_t batch, int replicas, int shuffle,
+                             int drop_last) {
     if (replicas < 1) dp_fatal("the sampler needs at least one replica");
     o->replicas = replicas;
     o->shuffle = shuffle;
     o->drop_last = drop_last;
     o->make_epoch = sampler_epoch;
-    data_order_alloc(o, seed, n_examples, batch, sampler_num_samples_ref(n_examples, replicas, drop_last) * (size_t)replicas);
+    data_order_alloc(o, seed, n_examples, batch,
+                     sampler_num_samples_ref(n_examples, replicas, drop_last) * (size_t)replicas);
 }

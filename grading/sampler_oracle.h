@@ -18,7 +18,7 @@
 
 /* num_samples (examples per rank per epoch); total_size is num_samples · replicas. */
 size_t sampler_num_samples_ref(size_t len, int replicas, int drop_last);
-void data_order_init_sampler(data_order_t *o, uint64_t seed, size_t n_examples, size_t batch, int replicas,
-                             int shuffle, int drop_last);
+void data_order_init_sampler(data_order_t *o, uint64_t seed, size_t n_examples, size_t batch, int replicas, int shuffle,
+                             int drop_last);
 
 #endif

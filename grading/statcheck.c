@@ -18,9 +18,8 @@
 
 #include "regular.h"
 
-static const char *fields[] = {"msgs_sent",       "bytes_sent",       "msgs_recv",      "bytes_recv", "lib_calls",
-                               "lib_bytes",       "ops",              "other_msgs_sent", "other_bytes_sent",
-                               "other_lib_calls"};
+static const char *fields[] = {"msgs_sent", "bytes_sent", "msgs_recv",       "bytes_recv",       "lib_calls",
+                               "lib_bytes", "ops",        "other_msgs_sent", "other_bytes_sent", "other_lib_calls"};
 
 int main(int argc, char **argv) {
     if (argc < 3) {
@@ -74,7 +73,8 @@ int main(int argc, char **argv) {
         char who[32], field[32];
         double value = 0, tol = 0;
         const char *dot = strchr(argv[i], '.'), *eq = strchr(argv[i], '=');
-        if (!dot || !eq || dot > eq || (size_t)(dot - argv[i]) >= sizeof who || (size_t)(eq - dot - 1) >= sizeof field) {
+        if (!dot || !eq || dot > eq || (size_t)(dot - argv[i]) >= sizeof who ||
+            (size_t)(eq - dot - 1) >= sizeof field) {
             fprintf(stderr, "statcheck: bad expectation '%s'\n", argv[i]);
             return 2;
         }

@@ -59,8 +59,7 @@ static void kill_session(pid_t sid, int sig) {
         if (!p) continue;
         char state;
         int ppid, pgrp, session;
-        if (sscanf(p + 1, " %c %d %d %d", &state, &ppid, &pgrp, &session) == 4 && session == (int)sid)
-            kill(pid, sig);
+        if (sscanf(p + 1, " %c %d %d %d", &state, &ppid, &pgrp, &session) == 4 && session == (int)sid) kill(pid, sig);
     }
     closedir(d);
 }
@@ -92,8 +91,10 @@ static void capture_add(capture_t *c, const char *buf, size_t n) {
             c->head[c->head_len++] = buf[i];
             continue;
         }
-        if (c->tail_len == c->half) c->dropped++;
-        else c->tail_len++;
+        if (c->tail_len == c->half)
+            c->dropped++;
+        else
+            c->tail_len++;
         c->tail[c->tail_pos] = buf[i];
         c->tail_pos = (c->tail_pos + 1) % c->half;
     }
@@ -113,16 +114,22 @@ int main(int argc, char **argv) {
     unsigned long long max_dir_bytes = 0;
     int i = 1, quiet_exit = 0, too_big = 0;
     for (; i < argc; i++) {
-        if (!strcmp(argv[i], "--timeout") && i + 1 < argc) timeout = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--max-output") && i + 1 < argc) max_output = (size_t)atol(argv[++i]);
-        else if (!strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
-        else if (!strcmp(argv[i], "--quiet-exit")) quiet_exit = 1;
+        if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
+            timeout = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--max-output") && i + 1 < argc)
+            max_output = (size_t)atol(argv[++i]);
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out_path = argv[++i];
+        else if (!strcmp(argv[i], "--quiet-exit"))
+            quiet_exit = 1;
         else if (!strcmp(argv[i], "--max-dir-bytes") && i + 2 < argc) {
             watch_dir = argv[++i];
             max_dir_bytes = strtoull(argv[++i], NULL, 10);
-        }
-        else if (!strcmp(argv[i], "--")) { i++; break; }
-        else break;
+        } else if (!strcmp(argv[i], "--")) {
+            i++;
+            break;
+        } else
+            break;
     }
     if (i >= argc || timeout <= 0 || max_output < 2) {
         fprintf(stderr, "usage: supervise [--timeout S] [--max-output BYTES] [--out FILE] -- command [args...]\n");
@@ -198,8 +205,10 @@ int main(int argc, char **argv) {
         if (poll(&p, 1, 50) > 0) {
             char buf[4096];
             ssize_t n = read(fds[0], buf, sizeof buf);
-            if (n > 0) capture_add(&cap, buf, (size_t)n);
-            else pipe_open = 0;
+            if (n > 0)
+                capture_add(&cap, buf, (size_t)n);
+            else
+                pipe_open = 0;
         } else if (reaped && !timed_out) {
             /* The child is gone; anything it left running in its session is killed. */
             kill_session(child, SIGKILL);
@@ -223,7 +232,9 @@ int main(int argc, char **argv) {
         FILE *f = fopen(out_path, "w");
         if (f) {
             capture_write(&cap, f);
-            if (reason[0] && !(quiet_exit && !timed_out && !WIFSIGNALED(status))) fprintf(f, "%s[the run ended: %s]\n", cap.head_len && cap.head[cap.head_len - 1] != '\n' ? "\n" : "", reason);
+            if (reason[0] && !(quiet_exit && !timed_out && !WIFSIGNALED(status)))
+                fprintf(f, "%s[the run ended: %s]\n", cap.head_len && cap.head[cap.head_len - 1] != '\n' ? "\n" : "",
+                        reason);
             fclose(f);
         }
     }

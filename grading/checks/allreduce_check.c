@@ -64,7 +64,8 @@ static void diagnose(const allreduce_spec_t *spec, int rank, int N, size_t count
         printf("  hint: %zu of %zu elements are wrong, from index %zu to %zu", wrong, count, first, last);
         if (N > 1 && spec->chunked && count >= (size_t)N) {
             size_t base = count / (size_t)N, extra = count % (size_t)N;
-            size_t chunk = first < extra * (base + 1) ? first / (base + 1) : extra + (first - extra * (base + 1)) / base;
+            size_t chunk =
+                first < extra * (base + 1) ? first / (base + 1) : extra + (first - extra * (base + 1)) / base;
             printf(" (the first lies in chunk %zu of the %d chunks: chunks are %zu or %zu elements, the first %zu "
                    "one longer)",
                    chunk, N, base + 1, base, extra);
@@ -82,7 +83,8 @@ static int traffic_ok(const allreduce_spec_t *spec, int rank, int N, size_t coun
     for (int p = 0; p < N && ok; p++) {
         const comm_peer_counters_t *g = &got[p];
         const traffic_t *w = &want[p];
-        int64_t ds = (int64_t)g->bytes_sent - (int64_t)w->bytes_sent, dr = (int64_t)g->bytes_recv - (int64_t)w->bytes_recv;
+        int64_t ds = (int64_t)g->bytes_sent - (int64_t)w->bytes_sent,
+                dr = (int64_t)g->bytes_recv - (int64_t)w->bytes_recv;
         int bytes_bad = llabs(ds) > (int64_t)w->bytes_slack || llabs(dr) > (int64_t)w->bytes_slack;
         int msgs_bad = count > 0 ? g->msgs_sent != w->msgs_sent || g->msgs_recv != w->msgs_recv
                                  : g->msgs_sent > w->msgs_sent || g->msgs_recv > w->msgs_recv;
@@ -160,18 +162,20 @@ int allreduce_sweep(coll_t *coll, const allreduce_spec_t *spec) {
                 }
             }
             if (d.lib_calls) {
-                printf("FAIL: %s, N=%d, count=%zu: rank %d called %llu library collective(s); build the all-reduce from "
-                       "comm_send/comm_recv/comm_sendrecv only\n",
-                       spec->name, N, count, rank, (unsigned long long)d.lib_calls);
+                printf(
+                    "FAIL: %s, N=%d, count=%zu: rank %d called %llu library collective(s); build the all-reduce from "
+                    "comm_send/comm_recv/comm_sendrecv only\n",
+                    spec->name, N, count, rank, (unsigned long long)d.lib_calls);
                 mine = 1;
             }
             if (!mine && spec->traffic && !traffic_ok(spec, rank, N, count, peers)) mine = 1;
             size_t may = op == REDOP_AVG && spec->scaled ? spec->scaled(rank, N, count) : 0;
             if (!mine && scaled > may) {
-                printf("FAIL: %s, N=%d, count=%zu, %s: rank %d scaled %llu elements with ops_scale; it needs to scale at "
-                       "most %zu\n  hint: %s\n",
-                       spec->name, N, count, opname, rank, (unsigned long long)scaled, may,
-                       op == REDOP_SUM ? "REDOP_SUM never scales" : spec->scale_hint);
+                printf(
+                    "FAIL: %s, N=%d, count=%zu, %s: rank %d scaled %llu elements with ops_scale; it needs to scale at "
+                    "most %zu\n  hint: %s\n",
+                    spec->name, N, count, opname, rank, (unsigned long long)scaled, may,
+                    op == REDOP_SUM ? "REDOP_SUM never scales" : spec->scale_hint);
                 mine = 1;
             }
             int any = mine;

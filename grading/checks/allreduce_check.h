@@ -28,14 +28,14 @@ typedef void (*traffic_rule_fn)(int rank, int N, size_t count, traffic_t *want);
 typedef size_t (*scale_rule_fn)(int rank, int N, size_t count);
 
 typedef struct {
-    const char *name;      /* "ring_allreduce" */
+    const char *name; /* "ring_allreduce" */
     allreduce_fn fn;
     traffic_rule_fn traffic;
     const char *traffic_hint; /* who the algorithm talks to, for the FAIL line */
     scale_rule_fn scaled;
-    const char *scale_hint;   /* which elements a rank scales */
-    int chunked;              /* the ring: explain wrong results by chunks (all-gather must copy) */
-    size_t max_count;         /* the largest length swept; 0: 2^20 (smaller keeps N = 6..8 quick) */
+    const char *scale_hint; /* which elements a rank scales */
+    int chunked;            /* the ring: explain wrong results by chunks (all-gather must copy) */
+    size_t max_count;       /* the largest length swept; 0: 2^20 (smaller keeps N = 6..8 quick) */
 } allreduce_spec_t;
 
 /* Run the sweep: lengths {0, 1, N-1, N, N+1, 1009, max_count}, SUM then AVG, on every rank (a

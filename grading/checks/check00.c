@@ -46,11 +46,13 @@ static int fit_check(void) {
     if (!(fabs(alpha - 5e-6) < 1e-9 && fabs(beta / 2e9 - 1) < 1e-6)) {
         bad = 1;
         if (fabs(beta * 2e9 - 1) < 1e-3 || fabs(beta - 5e-10) < 1e-12)
-            printf("FAIL: beta = %.4g is the slope of the line (seconds per byte); β is bytes per second, 1/slope\n", beta);
+            printf("FAIL: beta = %.4g is the slope of the line (seconds per byte); β is bytes per second, 1/slope\n",
+                   beta);
         else if (fabs(alpha - 2e9) < 1e3 || fabs(beta - 5e-6) < 1e-9)
             printf("FAIL: alpha and beta are swapped (alpha = %.4g, beta = %.4g)\n", alpha, beta);
         else
-            printf("FAIL: on exact data T = 5 us + b/(2 GB/s) the fit gives alpha = %.4g s, beta = %.4g B/s\n", alpha, beta);
+            printf("FAIL: on exact data T = 5 us + b/(2 GB/s) the fit gives alpha = %.4g s, beta = %.4g B/s\n", alpha,
+                   beta);
     }
     /* realistic data: large messages 10% slower than the line (caches, page faults). A plain
      * least-squares fit is dominated by them and gets α badly wrong; the relative fit does not. */
@@ -96,12 +98,14 @@ static int fit_check(void) {
             printf(" — yours weights each point by 1/t: the weight is 1/t² (the squared relative error)\n");
         else if ((fabs(alpha / af - 1) < 1e-6 && fabs(beta / bf - 1) < 1e-6) ||
                  (fabs(alpha / al - 1) < 1e-6 && fabs(beta / bl - 1) < 1e-6))
-            printf(" — yours leaves out the %s point: fit all n points\n", fabs(alpha / af - 1) < 1e-6 ? "first" : "last");
+            printf(" — yours leaves out the %s point: fit all n points\n",
+                   fabs(alpha / af - 1) < 1e-6 ? "first" : "last");
         else
             printf("\n");
     }
-    if (!bad) printf("the fit recovers alpha and beta (exact data to 1e-6, skewed data to 25%%) and is the weighted "
-                     "least-squares line on noisy data (to 1e-9)\n");
+    if (!bad)
+        printf("the fit recovers alpha and beta (exact data to 1e-6, skewed data to 25%%) and is the weighted "
+               "least-squares line on noisy data (to 1e-9)\n");
     return bad;
 }
 
@@ -124,7 +128,8 @@ static int pingpong_check(void) {
     /* the fastest of 3 calls: a busy machine only ever adds time (a rank not scheduled answers
      * late), never removes any — the emulator sleeps at least 50 ms per message */
     double t = INFINITY;
-    for (int k = 0; k < calls; k++) t = fmin(t, ck_tape_double("pingpong one-way time", pingpong(c, buf, bytes, iters)));
+    for (int k = 0; k < calls; k++)
+        t = fmin(t, ck_tape_double("pingpong one-way time", pingpong(c, buf, bytes, iters)));
     comm_counters_t d = comm_counters_diff(comm_counters(c), before);
     iters *= calls; /* the traffic of all the calls */
     /* this rank's view of the student's ping-pong: its measured time and its traffic */
@@ -134,17 +139,20 @@ static int pingpong_check(void) {
             d.bytes_recv != iters * bytes) {
             printf("FAIL: rank %d sent %llu messages (%llu bytes) and received %llu (%llu bytes); with %d round trips "
                    "of %zu bytes (3 calls) each of ranks 0 and 1 sends and receives %d messages of %zu bytes\n",
-                   r, (unsigned long long)d.msgs_sent, (unsigned long long)d.bytes_sent, (unsigned long long)d.msgs_recv,
-                   (unsigned long long)d.bytes_recv, iters, bytes, iters, bytes);
+                   r, (unsigned long long)d.msgs_sent, (unsigned long long)d.bytes_sent,
+                   (unsigned long long)d.msgs_recv, (unsigned long long)d.bytes_recv, iters, bytes, iters, bytes);
             bad = 1;
         } else if (!(t > 47.5e-3 && t < 97e-3)) { /* a round trip reads at least 100 ms, whatever the load */
             bad = 1;
             if (t >= 97e-3 && t < 250e-3)
-                printf("FAIL: rank %d returned %.2f ms; each message costs 50 ms, so that is a round trip: divide by 2·iters\n", r, t * 1e3);
-            else if (t > 250e-3)
-                printf("FAIL: rank %d returned %.2f ms: that is the total time; return the mean one-way time (divide by "
-                       "2·iters)\n",
+                printf("FAIL: rank %d returned %.2f ms; each message costs 50 ms, so that is a round trip: divide by "
+                       "2·iters\n",
                        r, t * 1e3);
+            else if (t > 250e-3)
+                printf(
+                    "FAIL: rank %d returned %.2f ms: that is the total time; return the mean one-way time (divide by "
+                    "2·iters)\n",
+                    r, t * 1e3);
             else
                 printf("FAIL: rank %d returned %.3g s; each message costs 50 ms on this emulated link\n", r, t);
         }
@@ -157,7 +165,9 @@ static int pingpong_check(void) {
     comm_lib_allreduce(c, &bad, &all, 1, DT_I32, REDOP_MAX);
     if (r == 0 && !all) {
         printf("ping-pong: %d round trips, right traffic on every rank, one-way time 50 ms as emulated\n", iters);
-        printf("margin: rank 0's fastest one-way time %.3f ms (emulated 50 ms; accepted 47.5 .. 97 ms: a round trip is at least 100)\n", t * 1e3);
+        printf("margin: rank 0's fastest one-way time %.3f ms (emulated 50 ms; accepted 47.5 .. 97 ms: a round trip is "
+               "at least 100)\n",
+               t * 1e3);
     }
     comm_finalize(c);
     return all;

@@ -50,10 +50,12 @@ static int check_linear(int B, int in, int out, uint64_t seed) {
     ck_tape("linear_backward db", db, (size_t)out * 4);
 
     double *ex = calloc(nx, 8), *ew = calloc(nw, 8), *eb = calloc((size_t)out, 8);
-    double *ewt = calloc(nw, 8), *ew_new = calloc(nw, 8), *eb_first = calloc((size_t)out, 8), *eb_mean = calloc((size_t)out, 8);
+    double *ewt = calloc(nw, 8), *ew_new = calloc(nw, 8), *eb_first = calloc((size_t)out, 8),
+           *eb_mean = calloc((size_t)out, 8);
     for (int i = 0; i < B; i++)
         for (int k = 0; k < in; k++)
-            for (int j = 0; j < out; j++) ex[(size_t)i * in + k] += (double)dy[(size_t)i * out + j] * w[(size_t)j * in + k];
+            for (int j = 0; j < out; j++)
+                ex[(size_t)i * in + k] += (double)dy[(size_t)i * out + j] * w[(size_t)j * in + k];
     for (int j = 0; j < out; j++)
         for (int k = 0; k < in; k++) {
             double s = 0;
@@ -85,7 +87,8 @@ static int check_linear(int B, int in, int out, uint64_t seed) {
             double fd = (lp - lm) / (2 * h);
             fd_worst = fmax(fd_worst, fabs(fd - ew_new[(size_t)j * in + k]));
         }
-    if (fd_worst > 1e-6) printf("  (grader self-check: finite differences disagree with the oracle by %.3g)\n", fd_worst);
+    if (fd_worst > 1e-6)
+        printf("  (grader self-check: finite differences disagree with the oracle by %.3g)\n", fd_worst);
 
     int bad = 0;
     if (ck_has_nonfinite(dx, nx)) {
@@ -151,7 +154,9 @@ static int check_linear(int B, int in, int out, uint64_t seed) {
         bool crashed = how && (strstr(how, "signal") || (code && atoi(code + 5) > 128));
         printf("FAIL: your linear backward %s when called with dx = NULL (the first layer's input needs no "
                "gradient): skip dX when dx is NULL\n",
-               crashed ? "crashed" : how && strstr(how, "timeout") ? "never returned" : "ended the run");
+               crashed                         ? "crashed"
+               : how && strstr(how, "timeout") ? "never returned"
+                                               : "ended the run");
         exit(1);
     }
     linear_backward(cpu(), x, w, dy, B, in, out, NULL, dw, db);
@@ -162,11 +167,13 @@ static int check_linear(int B, int in, int out, uint64_t seed) {
         if (!dw_ok || !db_ok) {
             bad = 1;
             const char *which = !dw_ok && !db_ok ? "dW and db" : !dw_ok ? "dW" : "db";
-            bool untouched = (dw_ok || ck_close_f(dw, dw0, nw, 1e-7)) && (db_ok || ck_close_f(db, db0, (size_t)out, 1e-7));
+            bool untouched =
+                (dw_ok || ck_close_f(dw, dw0, nw, 1e-7)) && (db_ok || ck_close_f(db, db0, (size_t)out, 1e-7));
             if (untouched)
-                printf("FAIL: called with dx = NULL, your linear backward left %s unchanged: only dX is skipped when dx "
-                       "is NULL — the first layer's weights still need dW += dYᵀ·X and db += Σ dY\n",
-                       which);
+                printf(
+                    "FAIL: called with dx = NULL, your linear backward left %s unchanged: only dX is skipped when dx "
+                    "is NULL — the first layer's weights still need dW += dYᵀ·X and db += Σ dY\n",
+                    which);
             else {
                 printf("FAIL: called with dx = NULL, your linear backward computed %s differently than with a dx: "
                        "only dX may be skipped\n",
@@ -185,7 +192,8 @@ static int linear_backward_check(void) {
     int bad = check_linear(5, 7, 3, 11);
     if (!bad) bad = check_linear(16, 24, 40, 12);
     if (!bad) bad = check_linear(1, 3, 2, 13);
-    if (!bad) printf("dX, dW and db agree with the float64 oracle and finite differences (dW, db also with dx = NULL)\n");
+    if (!bad)
+        printf("dX, dW and db agree with the float64 oracle and finite differences (dW, db also with dx = NULL)\n");
     return bad;
 }
 
@@ -241,7 +249,8 @@ static int xent_backward_check(void) {
         fd[i] = (lp - lm) / (2 * hh);
         fd_worst = fmax(fd_worst, fabs(fd[i] - want[i]));
     }
-    if (fd_worst > 1e-5) printf("  (grader self-check: finite differences disagree with the oracle by %.3g)\n", fd_worst);
+    if (fd_worst > 1e-5)
+        printf("  (grader self-check: finite differences disagree with the oracle by %.3g)\n", fd_worst);
     int bad = 0;
     if (ck_has_nonfinite(d, n)) {
         printf("FAIL: dlogits still holds the NaN it was filled with: it is never (fully) written\n");
@@ -298,11 +307,11 @@ typedef struct {
 /* Worst error / tolerance of one case, for the oracle and for the mistakes it could be. */
 typedef struct {
     bool nonfinite;
-    double m, m_float, v, v_float;          /* moments: the oracle; 1 − β computed in float */
-    double dtheta, decay_after, float_bc;   /* Δθ: the oracle; decay after the update; 1 − βᵗ in float */
-    double rel;                             /* worst |Δθ − oracle| / (|lr·λ·θ| + |Adam part|) */
-    size_t worst;                           /* the element of the worst oracle Δθ error */
-    double got, want;                       /* its Δθ, and the oracle's */
+    double m, m_float, v, v_float;        /* moments: the oracle; 1 − β computed in float */
+    double dtheta, decay_after, float_bc; /* Δθ: the oracle; decay after the update; 1 − βᵗ in float */
+    double rel;                           /* worst |Δθ − oracle| / (|lr·λ·θ| + |Adam part|) */
+    size_t worst;                         /* the element of the worst oracle Δθ error */
+    double got, want;                     /* its Δθ, and the oracle's */
 } adamw_errors_t;
 
 /* The update Δθ = θ_after − θ_before itself, to ~1e-6 relative, with lr·λ large, nonzero
@@ -362,7 +371,8 @@ static adamw_errors_t adamw_update_case(const adamw_case_t *c, uint64_t seed) {
         if (err > e.dtheta) e.dtheta = err, e.worst = (size_t)i, e.got = got, e.want = want;
         e.rel = fmax(e.rel, fabs(got - want) / (fabs(decay * th0[i]) + fabs(adam)));
         e.decay_after = fmax(e.decay_after, fabs(got - ((th0[i] + adam) * (1 - decay) - th0[i])) / tol);
-        e.float_bc = fmax(e.float_bc, fabs(got - (-decay * th0[i] + adam_part(m[i], v[i], bc1_f, bc2_f, hp->eps, c->lr))) / tol);
+        e.float_bc =
+            fmax(e.float_bc, fabs(got - (-decay * th0[i] + adam_part(m[i], v[i], bc1_f, bc2_f, hp->eps, c->lr))) / tol);
     }
     return e;
 }
@@ -372,10 +382,10 @@ static adamw_errors_t adamw_update_case(const adamw_case_t *c, uint64_t seed) {
  * error / tolerance over all cases. */
 static int adamw_update_check(bool report, double *margin) {
     const adamw_case_t cases[] = {
-        {{0.9, 0.999, 1e-8, 0.5}, 0.1, 1},     {{0.9, 0.999, 1e-8, 0.5}, 0.1, 2},
-        {{0.9, 0.999, 1e-8, 0.5}, 0.1, 10},    {{0.9, 0.999, 1e-8, 0.5}, 0.1, 1000},
-        {{0.9, 0.999, 1e-8, 0.5}, 0.1, 5000},  {{0.95, 0.9999, 1e-8, 0.2}, 0.05, 1},
-        {{0.95, 0.9999, 1e-8, 0.2}, 0.05, 3},  {{0.95, 0.9999, 1e-8, 0.2}, 0.05, 20000},
+        {{0.9, 0.999, 1e-8, 0.5}, 0.1, 1},    {{0.9, 0.999, 1e-8, 0.5}, 0.1, 2},
+        {{0.9, 0.999, 1e-8, 0.5}, 0.1, 10},   {{0.9, 0.999, 1e-8, 0.5}, 0.1, 1000},
+        {{0.9, 0.999, 1e-8, 0.5}, 0.1, 5000}, {{0.95, 0.9999, 1e-8, 0.2}, 0.05, 1},
+        {{0.95, 0.9999, 1e-8, 0.2}, 0.05, 3}, {{0.95, 0.9999, 1e-8, 0.2}, 0.05, 20000},
         {{0.8, 0.95, 1e-6, 0.1}, 1.0, 4},
     };
     int bad = 0;
@@ -403,8 +413,8 @@ static int adamw_update_check(bool report, double *margin) {
                    "%.2g relative); compute it in double and round it once to float, as PyTorch does\n",
                    e.v, where, fabs((double)(1.0f - (float)c->hp.beta2) / (1 - c->hp.beta2) - 1));
         else if (e.v > 1)
-            printf("FAIL: v after the step is not β2·v + (1 − β2)·g² to 1e-6 (off by %.3g of the tolerance; %s)\n",
-                   e.v, where);
+            printf("FAIL: v after the step is not β2·v + (1 − β2)·g² to 1e-6 (off by %.3g of the tolerance; %s)\n", e.v,
+                   where);
         else if (e.decay_after <= 1)
             printf("FAIL: the update Δθ is wrong (%s; element %zu moved by %.6g, PyTorch's by %.6g): weight decay "
                    "was applied AFTER the Adam update. AdamW shrinks the previous parameters first, θ ← θ·(1 − lr·λ), "
@@ -506,7 +516,8 @@ static int adamw_check(void) {
                    "by 1−β1ᵗ)\n",
                    moved);
         else
-            printf("FAIL: from zero state the first step should move θ by lr·g/(|g|+ε) ≈ lr; it moved %.4g·lr\n", moved);
+            printf("FAIL: from zero state the first step should move θ by lr·g/(|g|+ε) ≈ lr; it moved %.4g·lr\n",
+                   moved);
     }
     /* 4. ε placement, where bias correction cannot matter: at t = 100000, 1 − βᵗ is exactly 1 (in
      * float and in double), so a missing or misplaced bias correction changes nothing here and a
@@ -675,7 +686,8 @@ static int gradcheck(void) {
         ck_describe(v->name, got, want, v->numel);
         free(wf);
     }
-    if (!bad) printf("every parameter's gradient agrees with float64 central finite differences (tolerance 2e-3 normwise)\n");
+    if (!bad)
+        printf("every parameter's gradient agrees with float64 central finite differences (tolerance 2e-3 normwise)\n");
     free(p64);
     free(fd);
     model_free(&m);

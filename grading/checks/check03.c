@@ -36,10 +36,11 @@ static int reduce_case(void (*fn)(float *, const float *, size_t), size_t n, con
         if (memcmp(&acc[i], &want[i], 4)) {
             bad = 1;
             if (i < g || i >= n + g)
-                printf("FAIL: %s with n=%zu wrote outside [0, n): element %lld was changed\n", what, n, (long long)i - (long long)g);
+                printf("FAIL: %s with n=%zu wrote outside [0, n): element %lld was changed\n", what, n,
+                       (long long)i - (long long)g);
             else
-                printf("FAIL: %s with n=%zu: acc[%zu] = %.7g, expected acc + in = %.7g\n", what, n, i - g, (double)acc[i],
-                       (double)want[i]);
+                printf("FAIL: %s with n=%zu: acc[%zu] = %.7g, expected acc + in = %.7g\n", what, n, i - g,
+                       (double)acc[i], (double)want[i]);
         }
     free(acc), free(in), free(want);
     return bad;

@@ -60,7 +60,8 @@ static int chunks_check(void) {
                            "length %zu",
                            count, N, i, off, len, next, want);
                     if (len == base && extra)
-                        printf(" — the remainder (count %% N = %zu) must go one element each to the first chunks", extra);
+                        printf(" — the remainder (count %% N = %zu) must go one element each to the first chunks",
+                               extra);
                     printf("\n");
                     bad = 1;
                 }
@@ -83,10 +84,17 @@ static void chunk_oracle(size_t count, int N, int i, size_t *off, size_t *len) {
  * where an int or unsigned offset, length or index silently wraps. Every chunk of small N, the
  * edges and the middle of large N; each must match the oracle and end where the next one starts. */
 static int chunks_large_check(void) {
-    const size_t counts[] = {((size_t)1 << 31) - 1, (size_t)1 << 31,       ((size_t)1 << 31) + 1,
-                             ((size_t)1 << 32) - 1, (size_t)1 << 32,       ((size_t)1 << 32) + 1,
-                             ((size_t)1 << 32) + 7, 3 * ((size_t)1 << 32) + 5, ((size_t)1 << 40) + 12345,
-                             ((size_t)1 << 62) + 3, SIZE_MAX};
+    const size_t counts[] = {((size_t)1 << 31) - 1,
+                             (size_t)1 << 31,
+                             ((size_t)1 << 31) + 1,
+                             ((size_t)1 << 32) - 1,
+                             (size_t)1 << 32,
+                             ((size_t)1 << 32) + 1,
+                             ((size_t)1 << 32) + 7,
+                             3 * ((size_t)1 << 32) + 5,
+                             ((size_t)1 << 40) + 12345,
+                             ((size_t)1 << 62) + 3,
+                             SIZE_MAX};
     const int Ns[] = {1, 2, 3, 4, 5, 6, 7, 8, 13, 64, 1000, 65537, INT_MAX};
     int bad = 0;
     for (size_t ci = 0; ci < sizeof counts / sizeof counts[0] && !bad; ci++)
@@ -111,7 +119,8 @@ static int chunks_large_check(void) {
                 tape_chunk("chunks_large", count, N, i, &off, &len);
                 chunk_oracle(count, N, i, &want_off, &want_len);
                 if (off == want_off && len == want_len) continue;
-                printf("FAIL: chunk_range(count=%zu, N=%d, i=%d) = offset %zu, length %zu; expected offset %zu, length %zu\n",
+                printf("FAIL: chunk_range(count=%zu, N=%d, i=%d) = offset %zu, length %zu; expected offset %zu, length "
+                       "%zu\n",
                        count, N, i, off, len, want_off, want_len);
                 printf("  hint: right for small buffers but not for %zu elements (2^%d or more): compute offsets and "
                        "lengths in size_t — an int or unsigned (or a product of two ints) wraps past 2^31 or 2^32, "
@@ -159,21 +168,29 @@ static size_t tree_scaled(int rank, int N, size_t count) {
     return rank == 0 ? count : 0;
 }
 
-static const char ring_hint[] = "the ring talks only to its neighbours: every message goes to the right one, (r + 1) % N, "
-                                "and comes from the left one, (r − 1 + N) % N — N − 1 chunks each way in each phase, "
-                                "on whatever communicator";
+static const char ring_hint[] =
+    "the ring talks only to its neighbours: every message goes to the right one, (r + 1) % N, "
+    "and comes from the left one, (r − 1 + N) % N — N − 1 chunks each way in each phase, "
+    "on whatever communicator";
 static const char ring_scale_hint[] = "for REDOP_AVG each rank scales only its own chunk, between reduce_scatter and "
                                       "all_gather: scaling the whole buffer gives the same bits at N times the work";
 
 static allreduce_spec_t ring_spec(size_t max_count) {
-    return (allreduce_spec_t){.name = "ring_allreduce", .fn = ring_allreduce, .traffic = ring_traffic,
-                              .traffic_hint = ring_hint, .scaled = ring_scaled, .scale_hint = ring_scale_hint,
-                              .chunked = 1, .max_count = max_count};
+    return (allreduce_spec_t){.name = "ring_allreduce",
+                              .fn = ring_allreduce,
+                              .traffic = ring_traffic,
+                              .traffic_hint = ring_hint,
+                              .scaled = ring_scaled,
+                              .scale_hint = ring_scale_hint,
+                              .chunked = 1,
+                              .max_count = max_count};
 }
 
 static allreduce_spec_t tree_spec(size_t max_count) {
     return (allreduce_spec_t){
-        .name = "tree_allreduce", .fn = tree_allreduce, .traffic = tree_traffic,
+        .name = "tree_allreduce",
+        .fn = tree_allreduce,
+        .traffic = tree_traffic,
         .traffic_hint = "a rank exchanges one whole buffer each way with its parent r − lowbit(r) and with each child "
                         "r + d (d below lowbit(r)) — with no one else, on whatever communicator",
         .scaled = tree_scaled,
@@ -244,9 +261,10 @@ static int halves_check(void) {
             double s = 0;
             for (int q = 0; q < N; q++) s += value(q, i);
             if (buf[i] != (float)s) {
-                printf("FAIL: reduce_scatter, N=%d, count=%zu: rank %d's own chunk %d (elements %zu..%zu) should hold the "
-                       "sum over all ranks; element %zu is %.7g, expected %.7g\n",
-                       N, count, r, r, off, off + len - 1, i, (double)buf[i], s);
+                printf(
+                    "FAIL: reduce_scatter, N=%d, count=%zu: rank %d's own chunk %d (elements %zu..%zu) should hold the "
+                    "sum over all ranks; element %zu is %.7g, expected %.7g\n",
+                    N, count, r, r, off, off + len - 1, i, (double)buf[i], s);
                 bad = 1;
             }
         }
@@ -270,12 +288,13 @@ static int halves_check(void) {
             }
             for (size_t i = qo; i < qo + ql && !bad; i++)
                 if (buf[i] != 1000.0f + (float)q + (float)(i % 64) / 64.0f) {
-                    printf("FAIL: all_gather, N=%d, count=%zu: rank %d element %zu (chunk %d) is %.7g, expected rank %d's "
-                           "value %.7g%s\n",
-                           N, count, r, i, q, (double)buf[i], q, 1000.0f + (float)q + (float)(i % 64) / 64.0f,
-                           buf[i] == 999.0f + (float)q + (float)(i % 64) / 64.0f
-                               ? " — the received chunk was added to what was there: all_gather must COPY"
-                               : "");
+                    printf(
+                        "FAIL: all_gather, N=%d, count=%zu: rank %d element %zu (chunk %d) is %.7g, expected rank %d's "
+                        "value %.7g%s\n",
+                        N, count, r, i, q, (double)buf[i], q, 1000.0f + (float)q + (float)(i % 64) / 64.0f,
+                        buf[i] == 999.0f + (float)q + (float)(i % 64) / 64.0f
+                            ? " — the received chunk was added to what was there: all_gather must COPY"
+                            : "");
                     bad = 1;
                 }
         }
@@ -332,10 +351,14 @@ static int ring_gpu_check(void) {
 
 int main(int argc, char **argv) {
     dp_set_progname("check04");
-    const ck_entry_t checks[] = {{"chunks", chunks_check},         {"chunks_large", chunks_large_check},
-                                 {"ring", ring_check},             {"ring_small", ring_small_check},
-                                 {"halves", halves_check},         {"tree", tree_check},
-                                 {"tree_small", tree_small_check}, {"ring_gpu", ring_gpu_check},
+    const ck_entry_t checks[] = {{"chunks", chunks_check},
+                                 {"chunks_large", chunks_large_check},
+                                 {"ring", ring_check},
+                                 {"ring_small", ring_small_check},
+                                 {"halves", halves_check},
+                                 {"tree", tree_check},
+                                 {"tree_small", tree_small_check},
+                                 {"ring_gpu", ring_gpu_check},
                                  {NULL, NULL}};
     return ck_main(argc, argv, checks);
 }

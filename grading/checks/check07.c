@@ -34,9 +34,19 @@ static int large_sizes_check(void) {
     struct {
         size_t L;
         int N;
-    } cases[] = {{T32 + 5, 3},      {T31 + 1, 1},       {T32 + 1, 2},         {T31 + 3, 2},        {T32 * 3 + 7, 4},
-                 {T32 * 2 + 7, 2147483647}, {T24 + 1, 2},       {T24 + 3, 4},         {T24 * 3 + 1, 3},    {T53 + 1, 2},
-                 {T53 * 3 + 1, 5},  {(size_t)1 << 60 | 1, 3}, {((size_t)1 << 62) + 5, 7}};
+    } cases[] = {{T32 + 5, 3},
+                 {T31 + 1, 1},
+                 {T32 + 1, 2},
+                 {T31 + 3, 2},
+                 {T32 * 3 + 7, 4},
+                 {T32 * 2 + 7, 2147483647},
+                 {T24 + 1, 2},
+                 {T24 + 3, 4},
+                 {T24 * 3 + 1, 3},
+                 {T53 + 1, 2},
+                 {T53 * 3 + 1, 5},
+                 {(size_t)1 << 60 | 1, 3},
+                 {((size_t)1 << 62) + 5, 7}};
     int bad = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0] && !bad; i++)
         for (int drop = 0; drop <= 1 && !bad; drop++) {
@@ -54,8 +64,8 @@ static int large_sizes_check(void) {
             ck_tape("sampler_init total_size (large L)", &s.total_size, sizeof s.total_size);
             if (s.num_samples == want && s.total_size == want * N) continue;
             bad = 1;
-            printf("FAIL: L=%zu, N=%zu, drop_last=%s: num_samples %zu and total_size %zu, PyTorch gives %zu and %zu", L, N,
-                   drop ? "True" : "False", s.num_samples, s.total_size, want, want * N);
+            printf("FAIL: L=%zu, N=%zu, drop_last=%s: num_samples %zu and total_size %zu, PyTorch gives %zu and %zu", L,
+                   N, drop ? "True" : "False", s.num_samples, s.total_size, want, want * N);
             /* what the usual mistakes give for this case */
             size_t f32 = (size_t)(drop ? floorf((float)L / (float)N) : ceilf((float)L / (float)N));
             size_t f64 = (size_t)(drop ? floor((double)L / (double)N) : ceil((double)L / (double)N));
@@ -63,21 +73,28 @@ static int large_sizes_check(void) {
                           s.num_samples == oracle_num_samples((uint32_t)L, N, drop) ||
                           s.num_samples == oracle_num_samples(L & 0x7fffffff, N, drop);
             if (s.num_samples == want)
-                printf(" — num_samples is right but total_size = num_samples · N is not: compute it in size_t (an int or "
-                       "unsigned product wraps at 2^31 or 2^32)");
+                printf(
+                    " — num_samples is right but total_size = num_samples · N is not: compute it in size_t (an int or "
+                    "unsigned product wraps at 2^31 or 2^32)");
             else if (s.num_samples == f32 || s.num_samples == f64)
                 printf(" — that is the answer in %s arithmetic (ceil or floor of L / N in %s): a float holds every "
                        "integer only up to 2^24, a double up to 2^53; compute the sizes with integers, (L + N − 1) / N",
-                       s.num_samples != f64 ? "float" : s.num_samples != f32 ? "double" : "floating-point",
-                       s.num_samples != f64 ? "float" : s.num_samples != f32 ? "double" : "float or double");
+                       s.num_samples != f64   ? "float"
+                       : s.num_samples != f32 ? "double"
+                                              : "floating-point",
+                       s.num_samples != f64   ? "float"
+                       : s.num_samples != f32 ? "double"
+                                              : "float or double");
             else if (wrapped)
-                printf(" — the count wrapped around at 2^31 or 2^32: L and the sizes are size_t, and an int or unsigned "
-                       "anywhere in the computation truncates them");
+                printf(
+                    " — the count wrapped around at 2^31 or 2^32: L and the sizes are size_t, and an int or unsigned "
+                    "anywhere in the computation truncates them");
             printf("\n");
         }
     if (!bad)
-        printf("sizes exact at L past 2^31, 2^32 and 2^62, at 2^24 + 1 and 2^53 + 1 (where float and double ceil round), "
-               "N up to 2^31 − 1, drop_last both ways\n");
+        printf(
+            "sizes exact at L past 2^31, 2^32 and 2^62, at 2^24 + 1 and 2^53 + 1 (where float and double ceil round), "
+            "N up to 2^31 − 1, drop_last both ways\n");
     return bad;
 }
 
@@ -85,7 +102,8 @@ static int sizes_check(void) {
     struct {
         size_t L;
         int N, drop, want;
-    } cases[] = {{10, 3, 0, 4}, {10, 3, 1, 3}, {9, 3, 1, 3}, {2, 4, 0, 1}, {2, 4, 1, 0}, {1, 4, 0, 1}, {0, 4, 0, 0}, {12, 4, 1, 3}};
+    } cases[] = {{10, 3, 0, 4}, {10, 3, 1, 3}, {9, 3, 1, 3}, {2, 4, 0, 1},
+                 {2, 4, 1, 0},  {1, 4, 0, 1},  {0, 4, 0, 0}, {12, 4, 1, 3}};
     int bad = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sampler_t s;
@@ -194,8 +212,8 @@ static int properties_for(size_t L, int N, uint64_t seed, int shuffle, int drop)
             sampler_set_epoch(&s, epoch);
             size_t n = (size_t)ck_tape_ll("sampler_indices returned", (long long)sampler_indices(&s, mine));
             if (n != ns) {
-                printf("FAIL: L=%zu N=%d: rank %d yields %zu indices, every rank must yield num_samples = %zu\n", L, N, r,
-                       n, ns);
+                printf("FAIL: L=%zu N=%d: rank %d yields %zu indices, every rank must yield num_samples = %zu\n", L, N,
+                       r, n, ns);
                 bad = 1;
                 break;
             }
@@ -206,7 +224,8 @@ static int properties_for(size_t L, int N, uint64_t seed, int shuffle, int drop)
                            "expected %u = position %zu of the epoch's list (rank + j·N)",
                            L, N, (unsigned long long)seed, (long long)epoch, shuffle, drop, r, j, mine[j],
                            oracle[(size_t)r + j * R], (size_t)r + j * R);
-                    if (mine[j] == oracle[(size_t)r * ns + j]) printf(" — you took a contiguous block, not every N-th entry");
+                    if (mine[j] == oracle[(size_t)r * ns + j])
+                        printf(" — you took a contiguous block, not every N-th entry");
                     else if (!drop && (size_t)r + j * R >= L && mine[j] == oracle[L - 1 - ((size_t)r + j * R - L)])
                         printf(" — padding must repeat the HEAD of the list, not its tail");
                     printf("\n");
@@ -215,9 +234,10 @@ static int properties_for(size_t L, int N, uint64_t seed, int shuffle, int drop)
                 if (!bad && mine[j] < L) seen[mine[j]]++;
             }
             if (r == 0 && epoch > 0 && shuffle && L > 3 && !bad && !memcmp(prev, mine, ns * 4)) {
-                printf("FAIL: L=%zu N=%d: rank 0's list is the same in epoch %lld as in epoch %lld: the permutation must "
-                       "be drawn with seed + epoch (set_epoch)\n",
-                       L, N, (long long)epoch, (long long)epoch - 1);
+                printf(
+                    "FAIL: L=%zu N=%d: rank 0's list is the same in epoch %lld as in epoch %lld: the permutation must "
+                    "be drawn with seed + epoch (set_epoch)\n",
+                    L, N, (long long)epoch, (long long)epoch - 1);
                 bad = 1;
             }
             if (r == 0) memcpy(prev, mine, ns * 4);
@@ -225,8 +245,8 @@ static int properties_for(size_t L, int N, uint64_t seed, int shuffle, int drop)
         for (size_t i = 0; i < L && !bad; i++) {
             int want_max = drop ? 1 : (int)((total + L - 1) / L);
             if (seen[i] > want_max || (!drop && seen[i] == 0)) {
-                printf("FAIL: L=%zu N=%d epoch %lld: index %zu appears %d times over all ranks\n", L, N, (long long)epoch, i,
-                       seen[i]);
+                printf("FAIL: L=%zu N=%d epoch %lld: index %zu appears %d times over all ranks\n", L, N,
+                       (long long)epoch, i, seen[i]);
                 bad = 1;
             }
         }
@@ -244,8 +264,9 @@ static int properties_for(size_t L, int N, uint64_t seed, int shuffle, int drop)
         sampler_indices(&b, y);
         ck_tape("sampler_indices list, seed 1 epoch 0", y, ns * 4);
         if (memcmp(x, y, ns * 4)) {
-            printf("FAIL: (seed 0, epoch 1) and (seed 1, epoch 0) must give the same list: the generator is seeded with "
-                   "seed + epoch\n");
+            printf(
+                "FAIL: (seed 0, epoch 1) and (seed 1, epoch 0) must give the same list: the generator is seeded with "
+                "seed + epoch\n");
             bad = 1;
         }
         free(x);
@@ -263,16 +284,18 @@ static int properties_check(void) {
     size_t lens[] = {1, 2, 10, 11, 37, 100};
     for (size_t li = 0; li < 6 && !bad; li++)
         for (int N = 1; N <= 5 && !bad; N++)
-            for (int mode = 0; mode < 4 && !bad; mode++) bad = properties_for(lens[li], N, 17, mode & 1, (mode >> 1) & 1);
+            for (int mode = 0; mode < 4 && !bad; mode++)
+                bad = properties_for(lens[li], N, 17, mode & 1, (mode >> 1) & 1);
     if (!bad)
-        printf("for L in {1,2,10,11,37,100}, N in 1..5, shuffle and drop_last both ways, 3 epochs: equal lengths, every "
-               "index covered (disjoint without padding), padding from the head, strided, new order each epoch\n");
+        printf(
+            "for L in {1,2,10,11,37,100}, N in 1..5, shuffle and drop_last both ways, 3 epochs: equal lengths, every "
+            "index covered (disjoint without padding), padding from the head, strided, new order each epoch\n");
     return bad;
 }
 
 int main(int argc, char **argv) {
     dp_set_progname("check07");
-    const ck_entry_t checks[] = {{"sizes", sizes_check}, {"vectors", vectors_check}, {"properties", properties_check},
-                                 {NULL, NULL}};
+    const ck_entry_t checks[] = {
+        {"sizes", sizes_check}, {"vectors", vectors_check}, {"properties", properties_check}, {NULL, NULL}};
     return ck_main(argc, argv, checks);
 }

@@ -63,12 +63,13 @@ static int layout_case(const size_t numel[4], int N) {
                 printf(" — that is ceil computed in floating point (a float holds every integer only up to 2^24, a "
                        "double up to 2^53): use integers, (n + N − 1) / N");
             else if ((units[u].numel != n && units[u].numel == (size_t)(uint32_t)n) ||
-                     (units[u].chunk != c && (units[u].chunk == (size_t)(uint32_t)c ||
-                                              units[u].chunk == (size_t)(int32_t)(uint32_t)c ||
-                                              units[u].chunk == ((size_t)(uint32_t)n + (size_t)N - 1) / (size_t)N)) ||
+                     (units[u].chunk != c &&
+                      (units[u].chunk == (size_t)(uint32_t)c || units[u].chunk == (size_t)(int32_t)(uint32_t)c ||
+                       units[u].chunk == ((size_t)(uint32_t)n + (size_t)N - 1) / (size_t)N)) ||
                      (units[u].shard_offset != off && units[u].shard_offset == (size_t)(uint32_t)off))
-                printf(" — a count or offset wrapped around at 2^31 or 2^32: sizes and offsets are size_t, and an int or "
-                       "unsigned anywhere in their arithmetic truncates them");
+                printf(
+                    " — a count or offset wrapped around at 2^31 or 2^32: sizes and offsets are size_t, and an int or "
+                    "unsigned anywhere in their arithmetic truncates them");
             printf("\n");
             bad = 1;
         }
@@ -89,14 +90,16 @@ static int layout_case(const size_t numel[4], int N) {
  * costs nothing, and an offset or a chunk kept in an int or unsigned, or a ceil in floating point, shows. */
 static int layout_check(void) {
     const size_t small[4] = {10, 5, 8, 1};
-    const size_t large[4] = {((size_t)1 << 32) + 5, ((size_t)1 << 33) + 1, ((size_t)1 << 24) + 1, ((size_t)1 << 53) + 1};
+    const size_t large[4] = {((size_t)1 << 32) + 5, ((size_t)1 << 33) + 1, ((size_t)1 << 24) + 1,
+                             ((size_t)1 << 53) + 1};
     const int large_N[] = {1, 2, 3, 7, 1000};
     int bad = 0;
     for (int N = 1; N <= 5 && !bad; N++) bad = layout_case(small, N);
     for (size_t i = 0; i < sizeof large_N / sizeof large_N[0] && !bad; i++) bad = layout_case(large, large_N[i]);
     if (!bad)
-        printf("layout: c = ceil(n/N) for n in {10, 5, 8, 1} and N = 1..5, and exact for units past 2^32 and at 2^24 + 1 "
-               "and 2^53 + 1 (N up to 1000), shards packed in unit order\n");
+        printf(
+            "layout: c = ceil(n/N) for n in {10, 5, 8, 1} and N = 1..5, and exact for units past 2^32 and at 2^24 + 1 "
+            "and 2^53 + 1 (N up to 1000), shards packed in unit order\n");
     return bad;
 }
 
@@ -166,8 +169,8 @@ static void explain_gather(const fsdp_t *f, int u, const float *full, long long 
         if (i >= r * c && i < (r + 1) * c) own_nan += isnan(full[i]) != 0, own_wrong += wrong;
     }
     float want = first < x->numel ? value(u, first) : 0.0f;
-    printf("FAIL: fsdp_gather, N=%zu, unit %d (n=%zu, c=%zu): rank %zu element %zu is %g, expected %g", N, u, x->numel, c,
-           r, first, (double)full[first], (double)want);
+    printf("FAIL: fsdp_gather, N=%zu, unit %d (n=%zu, c=%zu): rank %zu element %zu is %g, expected %g", N, u, x->numel,
+           c, r, first, (double)full[first], (double)want);
     if (got_bytes == 0 && !nan)
         printf(" — nothing came in from the other ranks: fsdp_gather must all-gather the unit (lesson 04's all_gather "
                "on N·c = %zu floats)\n",
@@ -233,7 +236,8 @@ static int collect_check(void) {
         ck_tape("fsdp_reduce_grads shard of the unit", f.shard_grads + f.units[u].shard_offset, chunk * sizeof(float));
         for (size_t j = 0; j < chunk && !bad; j++) {
             size_t i = (size_t)r * chunk + j;
-            double avg = i < numel[u] ? (double)value(u, i) * (N + 1) / 2.0 : 0.0, pre = prefill(u, j), want = pre + avg;
+            double avg = i < numel[u] ? (double)value(u, i) * (N + 1) / 2.0 : 0.0, pre = prefill(u, j),
+                   want = pre + avg;
             double got = f.shard_grads[f.units[u].shard_offset + j], tol = 1e-6 * (fabs(want) + fabs(avg)) + 1e-12;
             if (fabs(got - want) > tol) {
                 printf("FAIL: fsdp_reduce_grads, N=%d, unit %d: rank %d's shard element %zu (element %zu of the unit) "
@@ -265,7 +269,8 @@ static int collect_check(void) {
         if (fabs(norm - want) > 1e-5 * want) {
             printf("FAIL: fsdp_clip on rank %d: the norm is %.6g, the global norm is %.6g", r, norm, want);
             if (norm == 0)
-                printf(" — Σ g² was never computed (or never reached clip_grad_norm_from_sumsq): add up the squares of this "
+                printf(" — Σ g² was never computed (or never reached clip_grad_norm_from_sumsq): add up the squares of "
+                       "this "
                        "rank's real elements, then all-reduce the sum");
             else if (N > 1 && fabs(norm - sqrt((double)mine)) <= 1e-5 * want)
                 printf(" — this is this rank's LOCAL norm (its %zu real elements): all-reduce Σ g² over the ranks "
@@ -278,12 +283,14 @@ static int collect_check(void) {
         }
         /* padding holding garbage must still not count */
         for (int u = 0; u < 4 && !bad; u++)
-            for (size_t j = real_count(&f, u); j < f.units[u].chunk; j++) f.shard_grads[f.units[u].shard_offset + j] = 100.0f;
+            for (size_t j = real_count(&f, u); j < f.units[u].chunk; j++)
+                f.shard_grads[f.units[u].shard_offset + j] = 100.0f;
         norm = ck_tape_double("fsdp_clip norm with garbage in the padding", fsdp_clip(&f, 0));
         if (!bad && fabs(norm - want) > 1e-5 * want) {
-            printf("FAIL: fsdp_clip counts the padding: with padding elements set to 100 the norm became %.6g instead of "
-                   "%.6g\n",
-                   norm, want);
+            printf(
+                "FAIL: fsdp_clip counts the padding: with padding elements set to 100 the norm became %.6g instead of "
+                "%.6g\n",
+                norm, want);
             bad = 1;
         }
     }
@@ -341,8 +348,10 @@ static int memory_check(void) {
                     for (size_t i = 0; i < n; i++) full[i] = i < numel[u] ? (float)(r + 1) * value(u, i) : 0.0f;
                 live_t before = live_now();
                 ops_reset_peak_memory_stats();
-                if (fn == 0) fsdp_gather(&f, &f.coll, u, full);
-                else fsdp_reduce_grads(&f, u, full);
+                if (fn == 0)
+                    fsdp_gather(&f, &f.coll, u, full);
+                else
+                    fsdp_reduce_grads(&f, u, full);
                 live_t after = live_now();
                 long long extra = (long long)ops_max_memory_allocated() - before.ops;
                 if (step > 0) {
@@ -385,9 +394,10 @@ static int memory_check(void) {
                    N, r, mem_fn[fn], leak_ops[fn], steps, leak_ops[fn] / steps);
             bad = 1;
         } else if (heap_grew[fn] == steps && leak_heap[fn] > 0) {
-            printf("FAIL: N=%d, rank %d: the heap grew by %lld bytes over %d steps in %s (%lld per step): a buffer taken "
-                   "with malloc is never freed\n",
-                   N, r, leak_heap[fn], steps, mem_fn[fn], leak_heap[fn] / steps);
+            printf(
+                "FAIL: N=%d, rank %d: the heap grew by %lld bytes over %d steps in %s (%lld per step): a buffer taken "
+                "with malloc is never freed\n",
+                N, r, leak_heap[fn], steps, mem_fn[fn], leak_heap[fn] / steps);
             bad = 1;
         } else if (peak[fn] > ref_peak[fn] + (long long)(cmax * sizeof(float))) {
             printf("FAIL: N=%d, rank %d: %s allocates up to %lld bytes of temporaries at once (the reference: %lld; "
@@ -411,7 +421,7 @@ static int memory_check(void) {
 
 int main(int argc, char **argv) {
     dp_set_progname("check08");
-    const ck_entry_t checks[] = {{"layout", layout_check}, {"collect", collect_check},
-                                 {"memory", memory_check}, {NULL, NULL}};
+    const ck_entry_t checks[] = {
+        {"layout", layout_check}, {"collect", collect_check}, {"memory", memory_check}, {NULL, NULL}};
     return ck_main(argc, argv, checks);
 }

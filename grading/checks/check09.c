@@ -18,18 +18,22 @@ static int close_to(const char *what, double got, double want, double rtol, cons
 static int model_check(void) {
     int bad = 0;
     /* Amdahl: 5% serial caps the speed-up at 20 */
-    bad |= close_to("amdahl_speedup(0.95, 8)", T(amdahl_speedup(0.95, 8)), 1 / (0.05 + 0.95 / 8), 1e-12, "1/((1−p) + p/N)");
-    bad |= close_to("amdahl_speedup(0.95, 1e6)", T(amdahl_speedup(0.95, 1000000)), 1 / (0.05 + 0.95e-6), 1e-9, "tends to 1/(1−p) = 20");
+    bad |= close_to("amdahl_speedup(0.95, 8)", T(amdahl_speedup(0.95, 8)), 1 / (0.05 + 0.95 / 8), 1e-12,
+                    "1/((1−p) + p/N)");
+    bad |= close_to("amdahl_speedup(0.95, 1e6)", T(amdahl_speedup(0.95, 1000000)), 1 / (0.05 + 0.95e-6), 1e-9,
+                    "tends to 1/(1−p) = 20");
     bad |= close_to("amdahl_speedup(1, 64)", T(amdahl_speedup(1.0, 64)), 64, 1e-12, NULL);
     /* the lesson's example: 7B parameters in bf16, |g| = 14 GB, large N: ~2·|g|/β, with β one direction
      * of the link (NVLink 4: 450 GB/s each way, as common/link.c's "nvlink" preset) */
-    bad |= close_to("ring_allreduce_time(14e9 B, N=1024, α=0, NVLink 450 GB/s)", T(ring_allreduce_time(14e9, 1024, 0, 450e9)),
-                    2.0 * 1023 / 1024 * 14e9 / 450e9, 1e-12, "2(N−1)/N · |g| / β: about 62 ms");
-    bad |= close_to("ring_allreduce_time(14e9 B, N=64, α=0, InfiniBand 25 GB/s)", T(ring_allreduce_time(14e9, 64, 0, 25e9)),
-                    2.0 * 63 / 64 * 14e9 / 25e9, 1e-12, "over a second");
+    bad |= close_to("ring_allreduce_time(14e9 B, N=1024, α=0, NVLink 450 GB/s)",
+                    T(ring_allreduce_time(14e9, 1024, 0, 450e9)), 2.0 * 1023 / 1024 * 14e9 / 450e9, 1e-12,
+                    "2(N−1)/N · |g| / β: about 62 ms");
+    bad |= close_to("ring_allreduce_time(14e9 B, N=64, α=0, InfiniBand 25 GB/s)",
+                    T(ring_allreduce_time(14e9, 64, 0, 25e9)), 2.0 * 63 / 64 * 14e9 / 25e9, 1e-12, "over a second");
     bad |= close_to("ring_allreduce_time(1e6 B, N=4, α=1e-5, β=1e9)", T(ring_allreduce_time(1e6, 4, 1e-5, 1e9)),
                     6 * 1e-5 + 1.5e-3, 1e-12, "the latency term is 2(N−1)·α");
-    bad |= close_to("ring_allreduce_time(1e6, N=1, ...)", T(ring_allreduce_time(1e6, 1, 1e-5, 1e9)), 0, 0, "one rank sends nothing");
+    bad |= close_to("ring_allreduce_time(1e6, N=1, ...)", T(ring_allreduce_time(1e6, 1, 1e-5, 1e9)), 0, 0,
+                    "one rank sends nothing");
     bad |= close_to("ring_allreduce_time(1e6, N=8, α=1e-5, β=0)", T(ring_allreduce_time(1e6, 8, 1e-5, 0)), 14e-5, 1e-12,
                     "β = 0 means infinite bandwidth: the latency term only");
     bad |= close_to("step_time(0.3, 0.2, overlap)", T(step_time(0.3, 0.2, true)), 0.3, 1e-12, "max(compute, comm)");
@@ -61,21 +65,29 @@ static int model_check(void) {
                             for (int m = 0; m < 2 && !bad; m++) {
                                 int N = Ns[a], par = N < cores[c] ? N : cores[c];
                                 double bytes = 7.3e6, compute1 = 0.0917;
-                                double ring = N <= 1 ? 0
-                                                     : 2.0 * (N - 1) * alphas[l] +
-                                                           (betas[m] > 0 ? 2.0 * (N - 1) / N * (bytes / buckets[k]) / betas[m] : 0);
+                                double ring =
+                                    N <= 1
+                                        ? 0
+                                        : 2.0 * (N - 1) * alphas[l] +
+                                              (betas[m] > 0 ? 2.0 * (N - 1) / N * (bytes / buckets[k]) / betas[m] : 0);
                                 double comm = buckets[k] * ring, comp = compute1 / par;
                                 double want = ov ? fmax(comp, comm) : comp + comm;
                                 char what[160];
-                                snprintf(what, sizeof what, "predict_step(%.4g s, N=%d, %d cores, %.3g B, %d bucket(s), α=%g, β=%g, %s)",
-                                         compute1, N, cores[c], bytes, buckets[k], alphas[l], betas[m], ov ? "overlap" : "no overlap");
-                                bad |= close_to(what, T(predict_step(compute1, N, cores[c], bytes, buckets[k], alphas[l], betas[m], ov)),
-                                                want, 1e-12,
-                                                ov ? "with overlap: max(compute1/min(N, cores), buckets · ring(bytes/buckets))"
-                                                   : "without: compute1/min(N, cores) + buckets · ring(bytes/buckets)");
+                                snprintf(what, sizeof what,
+                                         "predict_step(%.4g s, N=%d, %d cores, %.3g B, %d bucket(s), α=%g, β=%g, %s)",
+                                         compute1, N, cores[c], bytes, buckets[k], alphas[l], betas[m],
+                                         ov ? "overlap" : "no overlap");
+                                bad |= close_to(
+                                    what,
+                                    T(predict_step(compute1, N, cores[c], bytes, buckets[k], alphas[l], betas[m], ov)),
+                                    want, 1e-12,
+                                    ov ? "with overlap: max(compute1/min(N, cores), buckets · ring(bytes/buckets))"
+                                       : "without: compute1/min(N, cores) + buckets · ring(bytes/buckets)");
                             }
     }
-    if (!bad) printf("the cost model gives the stated numbers (Amdahl, ring all-reduce incl. the chapter's 7B example, step, prediction, efficiency) and predict_step equals the grader's model on 240 cases, overlap off and on\n");
+    if (!bad)
+        printf("the cost model gives the stated numbers (Amdahl, ring all-reduce incl. the chapter's 7B example, step, "
+               "prediction, efficiency) and predict_step equals the grader's model on 240 cases, overlap off and on\n");
     return bad;
 }
 

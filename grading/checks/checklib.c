@@ -116,7 +116,8 @@ void ck_tape(const char *what, void *data, size_t bytes) {
     char got[128];
     size_t len = 0;
     int ch;
-    while (len < sizeof got && (ch = fgetc(tape.f)) != EOF && (got[len++] = (char)ch)) {}
+    while (len < sizeof got && (ch = fgetc(tape.f)) != EOF && (got[len++] = (char)ch)) {
+    }
     if (len == 0) tape_fail(what, "stopped before producing this");
     if (len == sizeof got || got[len - 1] != 0) tape_fail(what, "wrote a damaged record");
     uint64_t have = 0;

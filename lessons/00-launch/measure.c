@@ -23,7 +23,8 @@ int main(int argc, char **argv) {
     const cli_opt_t mine[] = {
         {"max-bytes", CLI_INT, &max_bytes, "largest message", .min = 1, .max = 1 << 30},
         {"iters", CLI_INT, &iters, "round trips per size", .min = 1, .max = 1 << 20},
-        {"repeat", CLI_INT, &repeat, "ping-pongs per size (of --iters round trips each); the fastest counts", .min = 1, .max = 1000},
+        {"repeat", CLI_INT, &repeat, "ping-pongs per size (of --iters round trips each); the fastest counts", .min = 1,
+         .max = 1000},
         {"out", CLI_STRING, &out, "write {alpha_s, beta_bytes_per_s} as JSON here"},
         CLI_END,
     };

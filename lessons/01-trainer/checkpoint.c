@@ -21,8 +21,8 @@
 #define CKPT_FORMAT "dpc-checkpoint-1"
 
 static void model_string(const model_config_t *c, char *out, size_t n) {
-    snprintf(out, n, "vocab=%d context=%d embed=%d hidden=%d layers=%d", c->vocab, c->context, c->embed,
-             c->hidden, c->layers);
+    snprintf(out, n, "vocab=%d context=%d embed=%d hidden=%d layers=%d", c->vocab, c->context, c->embed, c->hidden,
+             c->layers);
 }
 
 void checkpoint_write(const checkpoint_parts_t *p, const char *path) {
@@ -67,8 +67,9 @@ void checkpoint_save(trainer_t *t, const char *path) {
     float *hm = dp_malloc(bytes), *hv = t->optim.v ? dp_malloc(bytes) : NULL;
     ops_download(t->ops, hm, t->optim.m, bytes);
     if (hv) ops_download(t->ops, hv, t->optim.v, bytes);
-    checkpoint_parts_t parts = {&m->cfg, &m->layout, params, hm, hv, t->optim.kind == OPTIM_ADAMW ? "adamw" : "sgd",
-                                t->step, t->optim.t, t->cfg.seed, t->order.batch};
+    checkpoint_parts_t parts = {
+        &m->cfg,    &m->layout,  params,        hm, hv, t->optim.kind == OPTIM_ADAMW ? "adamw" : "sgd", t->step,
+        t->optim.t, t->cfg.seed, t->order.batch};
     checkpoint_write(&parts, path);
     free(params);
     free(hm);
@@ -146,8 +147,9 @@ void checkpoint_load(trainer_t *t, const char *path) {
     t->step = (int64_t)step;
     t->optim.t = (int64_t)ot;
     if (t->rank == 0 && (seed != t->cfg.seed || gb != t->order.batch))
-        fprintf(stderr, "%s: note: %s was trained with seed %" PRIu64 " and global batch %" PRIu64 "; this run uses "
-                        "seed %llu and global batch %zu, so the data order differs from an uninterrupted run\n",
+        fprintf(stderr,
+                "%s: note: %s was trained with seed %" PRIu64 " and global batch %" PRIu64 "; this run uses "
+                "seed %llu and global batch %zu, so the data order differs from an uninterrupted run\n",
                 dp_progname(), path, seed, gb, (unsigned long long)t->cfg.seed, t->order.batch);
     st_close(&f);
 }

@@ -10,15 +10,15 @@
  * parallelism will later split the work. */
 #include "layers.h"
 
-void linear_forward(const ops_t *ops, const float *x, const float *w, const float *b, int B, int in,
-                    int out, float *y) {
+void linear_forward(const ops_t *ops, const float *x, const float *w, const float *b, int B, int in, int out,
+                    float *y) {
     /* y = b broadcast to every row, then y += x·wᵀ */
     for (int i = 0; i < B; i++) ops_copy(ops, b, y + (size_t)i * out, (size_t)out);
     ops_gemm(ops, false, true, B, out, in, 1.0f, x, w, 1.0f, y);
 }
 
-void linear_backward(const ops_t *ops, const float *x, const float *w, const float *dy, int B,
-                     int in, int out, float *dx, float *dw, float *db) {
+void linear_backward(const ops_t *ops, const float *x, const float *w, const float *dy, int B, int in, int out,
+                     float *dx, float *dw, float *db) {
     // TODO(01 linear_backward): the three gradients derived above (README, "Linear layer"). dx is
     //   OVERWRITTEN (and skipped when dx == NULL); dw and db are ADDED to (gradients accumulate over
     //   a step). All row-major; every gradient has the shape of what it is the gradient of. Given:

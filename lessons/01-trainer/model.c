@@ -47,8 +47,11 @@ int model_check_config(const model_config_t *c, char *err, size_t errlen) {
     const struct {
         const char *name;
         int value, max;
-    } sizes[] = {{"vocab", c->vocab, 65536}, {"context", c->context, 1024}, {"embed", c->embed, 65536},
-                 {"hidden", c->hidden, 65536}, {"layers", c->layers, 256}};
+    } sizes[] = {{"vocab", c->vocab, 65536},
+                 {"context", c->context, 1024},
+                 {"embed", c->embed, 65536},
+                 {"hidden", c->hidden, 65536},
+                 {"layers", c->layers, 256}};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         if (sizes[i].value < 1 || sizes[i].value > sizes[i].max)
             return dp_error(err, errlen, "model size %s=%d is out of range (1..%d)", sizes[i].name, sizes[i].value,
@@ -57,7 +60,8 @@ int model_check_config(const model_config_t *c, char *err, size_t errlen) {
     size_t V = (size_t)c->vocab, H = (size_t)c->hidden, in0 = (size_t)c->context * (size_t)c->embed;
     size_t n = V * (size_t)c->embed + H * in0 + H + (size_t)(c->layers - 1) * (H * H + H) + V * H + V;
     if (n > MODEL_MAX_PARAMS)
-        return dp_error(err, errlen, "the model (vocab=%d context=%d embed=%d hidden=%d layers=%d) has %zu parameters, "
+        return dp_error(err, errlen,
+                        "the model (vocab=%d context=%d embed=%d hidden=%d layers=%d) has %zu parameters, "
                         "more than the %zu this course supports; use smaller sizes",
                         c->vocab, c->context, c->embed, c->hidden, c->layers, n, MODEL_MAX_PARAMS);
     return 0;
@@ -82,8 +86,7 @@ static float *alloc_tracked(model_t *m, mem_cat_t cat, size_t count) {
     return ops_alloc(m->ops, count);
 }
 
-void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max_batch, uint64_t seed,
-                mem_t *mem) {
+void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max_batch, uint64_t seed, mem_t *mem) {
     memset(m, 0, sizeof *m);
     char err[256];
     if (model_check_config(cfg, err, sizeof err) != 0) dp_fatal("%s", err);
@@ -166,9 +169,9 @@ float *model_grad(const model_t *m, int i) {
     return m->unit_grads[u] + (m->layout.views[i].offset - m->unit_offset[u]);
 }
 
-#define HOOK(m, which, u)                                                                          \
-    do {                                                                                           \
-        if ((m)->unit_hooks.which) (m)->unit_hooks.which((m)->unit_hooks.ctx, (u));                \
+#define HOOK(m, which, u)                                                                                              \
+    do {                                                                                                               \
+        if ((m)->unit_hooks.which) (m)->unit_hooks.which((m)->unit_hooks.ctx, (u));                                    \
     } while (0)
 
 void model_free(model_t *m) {
@@ -247,8 +250,8 @@ void model_backward(model_t *m, float grad_scale, grad_ready_fn hook, void *hook
     int head = c->layers;
     float *dh = m->dh_a, *dprev = m->dh_b;
     HOOK(m, pre_backward, head + 1);
-    linear_backward(m->ops, m->h[c->layers - 1], model_param(m, model_weight(head)), m->dlogits, B, c->hidden,
-                    c->vocab, dh, model_grad(m, model_weight(head)), model_grad(m, model_bias(head)));
+    linear_backward(m->ops, m->h[c->layers - 1], model_param(m, model_weight(head)), m->dlogits, B, c->hidden, c->vocab,
+                    dh, model_grad(m, model_weight(head)), model_grad(m, model_bias(head)));
     trace_span(m->trace, "compute", "bwd head", t0, dp_now());
     ready(hook, hook_ctx, model_bias(head));
     ready(hook, hook_ctx, model_weight(head));

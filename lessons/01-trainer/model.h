@@ -63,20 +63,20 @@ typedef struct {
     float *grads;         /* layout.numel floats, same layout */
     int max_batch;        /* activations are sized for this many examples */
     /* activations of the last forward (kept for backward) */
-    int batch;            /* B of the last forward */
-    int32_t *ctx;         /* [B, T] copy of the inputs (host) */
-    int32_t *targets;     /* [B] (host) */
+    int batch;                      /* B of the last forward */
+    int32_t *ctx;                   /* [B, T] copy of the inputs (host) */
+    int32_t *targets;               /* [B] (host) */
     int32_t *ctx_dev, *targets_dev; /* the same in the context's memory (== ctx, targets on the CPU) */
-    float *losses_host;   /* [B] per-example losses, on the host */
-    float *x0;            /* [B, T·E] */
-    float **h;            /* h[l]: [B, H] after tanh */
-    float *logits;        /* [B, V] */
-    float *probs;         /* [B, V] softmax of logits */
-    float *losses;        /* [B] per-example loss */
-    float *dlogits;       /* [B, V] */
-    float *dh_a, *dh_b;   /* [B, max(H, T·E)] ping-pong gradient buffers */
-    trace_t *trace;       /* optional: forward records a span with its batch size, backward one per layer */
-    mem_t *mem;           /* optional: memory accounting */
+    float *losses_host;             /* [B] per-example losses, on the host */
+    float *x0;                      /* [B, T·E] */
+    float **h;                      /* h[l]: [B, H] after tanh */
+    float *logits;                  /* [B, V] */
+    float *probs;                   /* [B, V] softmax of logits */
+    float *losses;                  /* [B] per-example loss */
+    float *dlogits;                 /* [B, V] */
+    float *dh_a, *dh_b;             /* [B, max(H, T·E)] ping-pong gradient buffers */
+    trace_t *trace;                 /* optional: forward records a span with its batch size, backward one per layer */
+    mem_t *mem;                     /* optional: memory accounting */
     /* units (see above) */
     int nunits;
     size_t *unit_offset, *unit_numel; /* in the flat layout */
@@ -96,8 +96,7 @@ static inline int model_bias(int layer) { return 2 + 2 * layer; }
 
 /* Allocate (parameters, gradients, activations for up to max_batch examples) and initialise the
  * parameters from seed like PyTorch does: wte ~ N(0,1); Linear W, b ~ U(-1/sqrt(in), 1/sqrt(in)). */
-void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max_batch, uint64_t seed,
-                mem_t *mem);
+void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max_batch, uint64_t seed, mem_t *mem);
 /* Re-draw the parameters from another seed (model_init does it with its own). */
 void model_reset_params(model_t *m, uint64_t seed);
 /* Sizes every model must have: each in 1..its maximum (the trainer's flag limits) and at most

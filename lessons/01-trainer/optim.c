@@ -10,8 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-void sgd_step(float *params, const float *grads, float *buf, size_t n, int64_t t,
-              const sgd_hparams_t *hp, double lr) {
+void sgd_step(float *params, const float *grads, float *buf, size_t n, int64_t t, const sgd_hparams_t *hp, double lr) {
     const float wd = (float)hp->weight_decay, mu = (float)hp->momentum, neg_lr = (float)-lr;
     for (size_t i = 0; i < n; i++) {
         float g = grads[i];

@@ -23,17 +23,17 @@ typedef struct {
     optim_kind_t kind;
     adamw_hparams_t adamw;
     sgd_hparams_t sgd;
-    size_t n;      /* elements it updates */
-    int64_t t;     /* steps taken (AdamW's bias-correction counter) */
-    float *m, *v;  /* AdamW: first and second moments; SGD: m is the momentum buffer */
+    size_t n;         /* elements it updates */
+    int64_t t;        /* steps taken (AdamW's bias-correction counter) */
+    float *m, *v;     /* AdamW: first and second moments; SGD: m is the momentum buffer */
     const ops_t *ops; /* where m and v live (NULL: host memory) */
 } optim_t;
 
 /* One AdamW step (t = the step number, starting at 1) on n elements, exactly as
  * torch.optim.AdamW: decoupled weight decay first, then the moments, then the bias-corrected
  * update with eps added after the square root. */
-void adamw_step(float *params, const float *grads, float *m, float *v, size_t n, int64_t t,
-                const adamw_hparams_t *hp, double lr);
+void adamw_step(float *params, const float *grads, float *m, float *v, size_t n, int64_t t, const adamw_hparams_t *hp,
+                double lr);
 
 #ifdef DPC_HAVE_CUDA
 /* The same step on arrays in a GPU's memory, queued on stream (a cudaStream_t): the scalars are
@@ -43,8 +43,8 @@ void adamw_step_device(void *stream, float *params, const float *grads, float *m
 #endif
 
 /* One SGD step with optional momentum and (coupled, L2) weight decay, as torch.optim.SGD. */
-void sgd_step(float *params, const float *grads, float *momentum_buf, size_t n, int64_t t,
-              const sgd_hparams_t *hp, double lr);
+void sgd_step(float *params, const float *grads, float *momentum_buf, size_t n, int64_t t, const sgd_hparams_t *hp,
+              double lr);
 
 void optim_init(optim_t *o, optim_kind_t kind, size_t n);
 /* The same with the state in a context's memory (a GPU's): optim_step then runs there, AdamW with

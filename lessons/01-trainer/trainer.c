@@ -83,18 +83,23 @@ static cli_opt_t *options(trainer_config_t *c) {
         {"momentum", CLI_FLOAT, &c->momentum, "SGD momentum", .min = 0, .max = 0.999999},
         {"clip", CLI_FLOAT, &c->clip, "max global gradient norm (0: no clipping)", .min = 0, .max = 1e9},
         {"seed", CLI_U64, &c->seed, "seed of the initial parameters and of the data order"},
-        {"order", CLI_CHOICE, &c->order, "example order: the course's own, or PyTorch's DistributedSampler", .choices = "random|sampler"},
-        {"sampler-replicas", CLI_INT, &c->sampler_replicas, "--order sampler: its num_replicas (0: the world size)", .min = 0, .max = 1 << 20},
+        {"order", CLI_CHOICE, &c->order, "example order: the course's own, or PyTorch's DistributedSampler",
+         .choices = "random|sampler"},
+        {"sampler-replicas", CLI_INT, &c->sampler_replicas, "--order sampler: its num_replicas (0: the world size)",
+         .min = 0, .max = 1 << 20},
         {"no-shuffle", CLI_FLAG, &c->no_shuffle, "--order sampler: shuffle=False"},
         {"drop-last", CLI_FLAG, &c->drop_last, "--order sampler: drop_last=True"},
         {"log-every", CLI_INT, &c->log_every, "print a line every N steps", .min = 1, .max = 1 << 30},
-        {"eval-every", CLI_INT, &c->eval_every, "validation loss every N steps (0: at the end only)", .min = 0, .max = 1 << 30},
+        {"eval-every", CLI_INT, &c->eval_every, "validation loss every N steps (0: at the end only)", .min = 0,
+         .max = 1 << 30},
         {"eval-batches", CLI_INT, &c->eval_batches, "validation batches per evaluation", .min = 1, .max = 1 << 20},
         {"save", CLI_STRING, &c->save, "write a checkpoint here at the end (and every --save-every)"},
-        {"save-every", CLI_INT, &c->save_every, "also checkpoint every N steps, to SAVE with .stepN before the extension", .min = 0, .max = 1 << 30},
+        {"save-every", CLI_INT, &c->save_every,
+         "also checkpoint every N steps, to SAVE with .stepN before the extension", .min = 0, .max = 1 << 30},
         {"resume", CLI_STRING, &c->resume, "continue from this checkpoint"},
         {"dump", CLI_STRING, &c->dump, "write losses, first-step gradients and final parameters (for the grader)"},
-        {"loss-csv", CLI_STRING, &c->loss_csv, "write step,loss,lr,val_loss here, a row per step as it ends (a --resume continues the file)"},
+        {"loss-csv", CLI_STRING, &c->loss_csv,
+         "write step,loss,lr,val_loss here, a row per step as it ends (a --resume continues the file)"},
         {"stats", CLI_STRING, &c->stats, "write per-rank traffic, memory and timing (JSON) here"},
         {"trace", CLI_STRING, &c->trace, "write a Chrome trace (open in ui.perfetto.dev) here"},
         {"sample", CLI_INT, &c->sample, "print this many sampled characters at the end", .min = 0, .max = 1 << 20},
@@ -170,8 +175,9 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     }
     size_t global = (size_t)c->batch * (size_t)t->world_size, L = dataset_num_examples(&t->train, c->context);
     if (!strcmp(c->order, "sampler"))
-        data_order_init_sampler(&t->order, c->seed, L, global, c->sampler_replicas ? c->sampler_replicas : t->world_size,
-                                !c->no_shuffle, c->drop_last);
+        data_order_init_sampler(&t->order, c->seed, L, global,
+                                c->sampler_replicas ? c->sampler_replicas : t->world_size, !c->no_shuffle,
+                                c->drop_last);
     else
         data_order_init(&t->order, c->seed, L, global);
 
@@ -192,7 +198,8 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     if (c->resume) checkpoint_load(t, c->resume);
     logger_init(&t->log, c->log_every, c->steps, t->rank);
     if (t->rank == 0)
-        logger_line(&t->log, "%s: %zu parameters (context %d, embed %d, hidden %d, layers %d), %d rank%s x batch %d, %s on %s",
+        logger_line(&t->log,
+                    "%s: %zu parameters (context %d, embed %d, hidden %d, layers %d), %d rank%s x batch %d, %s on %s",
                     dp_progname(), n, c->context, c->embed, c->hidden, c->layers, t->world_size,
                     t->world_size > 1 ? "s" : "", c->batch, c->optimizer, c->device);
 }
@@ -280,9 +287,9 @@ static void write_stats(trainer_t *t) {
      * would miss an extra all-reduce sent on a communicator of the student's own. */
     comm_counters_t other = comm_counters_diff(comm_process_counters(t->comm), k);
     other.lib_calls -= comm_counters(t->infra).lib_calls;
-    double mine[NFIELDS] = {(double)k.msgs_sent,     (double)k.bytes_sent,     (double)k.msgs_recv,
-                            (double)k.bytes_recv,    (double)k.lib_calls,      (double)k.lib_bytes,
-                            (double)k.ops,           (double)other.msgs_sent,  (double)other.bytes_sent,
+    double mine[NFIELDS] = {(double)k.msgs_sent,    (double)k.bytes_sent,    (double)k.msgs_recv,
+                            (double)k.bytes_recv,   (double)k.lib_calls,     (double)k.lib_bytes,
+                            (double)k.ops,          (double)other.msgs_sent, (double)other.bytes_sent,
                             (double)other.lib_calls};
     for (int i = 0; i < MEM_NCATS; i++) {
         mine[NCOUNTERS + i] = (double)t->mem.cur[i];
@@ -294,8 +301,8 @@ static void write_stats(trainer_t *t) {
     double *all = t->rank == 0 ? dp_malloc((size_t)t->world_size * NFIELDS * sizeof(double)) : NULL;
     comm_lib_gather(t->infra, mine, all, NFIELDS, DT_F64, 0);
     if (t->rank != 0) return;
-    static const char *names[NCOUNTERS] = {"msgs_sent", "bytes_sent",      "msgs_recv",       "bytes_recv",
-                                           "lib_calls", "lib_bytes",       "ops",             "other_msgs_sent",
+    static const char *names[NCOUNTERS] = {"msgs_sent",        "bytes_sent",     "msgs_recv", "bytes_recv",
+                                           "lib_calls",        "lib_bytes",      "ops",       "other_msgs_sent",
                                            "other_bytes_sent", "other_lib_calls"};
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "world_size", t->world_size);
@@ -333,7 +340,8 @@ static void write_samples(trainer_t *t) {
     sample_text(&t->model, &t->train, t->cfg.sample, t->cfg.seed + 7, text);
     if (t->cfg.sample_out) {
         dp_out_t o;
-        if (dp_out_open(&o, t->cfg.sample_out) != 0) dp_fatal("cannot write %s: %s", t->cfg.sample_out, strerror(errno));
+        if (dp_out_open(&o, t->cfg.sample_out) != 0)
+            dp_fatal("cannot write %s: %s", t->cfg.sample_out, strerror(errno));
         for (char *p = text; *p; p++) fputc(*p == '.' ? '\n' : *p, o.f);
         fputc('\n', o.f);
         if (dp_out_close(&o) != 0) dp_fatal("cannot write %s: %s", t->cfg.sample_out, strerror(errno));
@@ -373,13 +381,16 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
         t->steps_timed++;
         t->losses[s] = loss;
         if (!isfinite(loss))
-            dp_fatal("the loss became %g at step %lld; lower --lr or check the gradients", (double)loss, (long long)s + 1);
+            dp_fatal("the loss became %g at step %lld; lower --lr or check the gradients", (double)loss,
+                     (long long)s + 1);
         /* Cross-entropy over a freshly initialised model is near log(vocab), never 0: an exact 0 on the
          * first step is what lesson 01's skeleton gives (its TODOs leave logits and loss at zero), and
          * the run would otherwise print zero losses at billions of tokens/s as if it worked. */
         if (s == 0 && loss == 0.0f && t->rank == 0)
-            fprintf(stderr, "%s: warning: the loss is exactly 0 at step 1, which a new model cannot give: "
-                            "lesson 01's functions look unfinished (run 'grading/grade 01')\n", dp_progname());
+            fprintf(stderr,
+                    "%s: warning: the loss is exactly 0 at step 1, which a new model cannot give: "
+                    "lesson 01's functions look unfinished (run 'grading/grade 01')\n",
+                    dp_progname());
         if (s == first && c->dump) {
             t->dump_grads = t->rank == 0 ? dp_malloc(model_num_params(&t->model) * sizeof(float)) : NULL;
             t->full_grads(t, t->dump_grads);
@@ -406,12 +417,14 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
     if (!isnan(val)) logger_line(&t->log, "final val loss %.4f after %lld steps", val, (long long)t->step);
     loss_csv_close(&csv);
     if (t->steps_timed > 0)
-        logger_line(&t->log, "mean %.2f ms/step, %.0f tokens/s over %lld steps", 1e3 * t->step_time_sum / t->steps_timed,
-                    (double)t->local_batch * t->world_size * t->steps_timed / t->step_time_sum, (long long)t->steps_timed);
+        logger_line(
+            &t->log, "mean %.2f ms/step, %.0f tokens/s over %lld steps", 1e3 * t->step_time_sum / t->steps_timed,
+            (double)t->local_batch * t->world_size * t->steps_timed / t->step_time_sum, (long long)t->steps_timed);
     if (c->save) t->save(t, c->save);
     if (c->dump) write_dump(t, first, t->step);
     if (c->stats) write_stats(t);
-    if (c->trace && trace_write(t->trace, t->infra, c->trace) != 0) dp_fatal("cannot write %s: %s", c->trace, strerror(errno));
+    if (c->trace && trace_write(t->trace, t->infra, c->trace) != 0)
+        dp_fatal("cannot write %s: %s", c->trace, strerror(errno));
     write_samples(t);
 }
 

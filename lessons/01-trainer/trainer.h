@@ -69,22 +69,22 @@ struct trainer {
     logger_t log;
     trace_t *trace;
     mem_t mem;
-    int64_t step;        /* the next step to run */
-    int local_batch;     /* examples per rank per step */
+    int64_t step;    /* the next step to run */
+    int local_batch; /* examples per rank per step */
     uint32_t *global_idx;
     int32_t *ctx, *targets; /* this rank's batch */
-    float *losses;       /* per step, for the dump */
-    float *dump_grads;   /* gradients after step `start` (the dump's "grad.*") */
+    float *losses;          /* per step, for the dump */
+    float *dump_grads;      /* gradients after step `start` (the dump's "grad.*") */
     double step_time_sum;
     int64_t steps_timed;
-    void *ext;           /* a later lesson's own state */
+    void *ext; /* a later lesson's own state */
     /* Hooks a later lesson may replace (defaults: the whole model lives on every rank, and this
      * rank's share of global batch `step` comes from t->order, positions rank, rank + N, ...). */
     void (*fetch)(trainer_t *t, int64_t step); /* fill t->ctx, t->targets */
     void *fetch_ctx;
     void (*full_params)(trainer_t *t, float *out); /* every parameter, on rank 0 */
     void (*full_grads)(trainer_t *t, float *out);  /* every gradient, on rank 0 */
-    void (*save)(trainer_t *t, const char *path);   /* write a checkpoint (default checkpoint_save) */
+    void (*save)(trainer_t *t, const char *path);  /* write a checkpoint (default checkpoint_save) */
 };
 
 /* Parse the command line (the trainer's options plus `extra`, may be NULL), start the comm seam,

@@ -40,8 +40,9 @@ static void lib_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
 }
 
 static const algo_t all_algos[] = {
-    {"naive", naive_allreduce}, {"ring", ring_allreduce}, {"tree", tree_allreduce},
-    {"ring-pipe", ring_allreduce_pipelined}, {"lib", lib_allreduce}, {NULL, NULL},
+    {"naive", naive_allreduce}, {"ring", ring_allreduce},
+    {"tree", tree_allreduce},   {"ring-pipe", ring_allreduce_pipelined},
+    {"lib", lib_allreduce},     {NULL, NULL},
 };
 
 /* The largest size: MPI counts are ints, and the lib algorithm sends the whole buffer at once. */
@@ -50,13 +51,25 @@ static const algo_t all_algos[] = {
 static size_t parse_size(const char *opt, const char *s) {
     char *end;
     double v = strtod(s, &end);
-    if (end == s || !isfinite(v) || v < 0)
-        cli_usage_error("%s '%s' is not a size (examples: 8, 64K, 16M, 1G)", opt, s);
+    if (end == s || !isfinite(v) || v < 0) cli_usage_error("%s '%s' is not a size (examples: 8, 64K, 16M, 1G)", opt, s);
     switch (*end) {
-    case 'k': case 'K': v *= 1024; end++; break;
-    case 'm': case 'M': v *= 1024 * 1024; end++; break;
-    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
-    default: break;
+    case 'k':
+    case 'K':
+        v *= 1024;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v *= 1024 * 1024;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v *= 1024.0 * 1024 * 1024;
+        end++;
+        break;
+    default:
+        break;
     }
     if (*end) cli_usage_error("%s '%s' is not a size (examples: 8, 64K, 16M, 1G)", opt, s);
     if (v > MAX_SIZE)
@@ -141,7 +154,7 @@ int main(int argc, char **argv) {
     coll_t coll;
     coll_init(&coll, c, ops);
     size_t maxcount = end / 4;
-    float *buf = ops_alloc(ops, maxcount);          /* what the all-reduces work on (host or GPU) */
+    float *buf = ops_alloc(ops, maxcount);                    /* what the all-reduces work on (host or GPU) */
     float *host = dp_aligned_alloc(maxcount * sizeof(float)); /* the check's inputs and results */
     double memcpy_bw = 0;
     comm_barrier(c);
@@ -154,7 +167,8 @@ int main(int argc, char **argv) {
                N, device, comm_link(c)->name, memcpy_bw / 1e9);
         printf("#%11s %12s %6s %6s %10s %11s %8s %8s %7s\n", "size", "count", "type", "redop", "algo", "time", "algbw",
                "busbw", "#wrong");
-        printf("#%11s %12s %6s %6s %10s %11s %8s %8s %7s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "");
+        printf("#%11s %12s %6s %6s %10s %11s %8s %8s %7s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)",
+               "(GB/s)", "");
         if (tsv) {
             dp_mkdir_for(tsv);
             out = fopen(tsv, "w");
@@ -194,11 +208,11 @@ int main(int argc, char **argv) {
             double algbw = (double)size / t / 1e9, busbw = algbw * 2.0 * (N - 1) / N;
             total_wrong += wrong;
             if (r == 0) {
-                printf(" %11zu %12zu %6s %6s %10s %11.1f %8.3f %8.3f %7ld\n", size, count, "float", "sum", algos[a]->name,
-                       t * 1e6, algbw, busbw, wrong);
+                printf(" %11zu %12zu %6s %6s %10s %11.1f %8.3f %8.3f %7ld\n", size, count, "float", "sum",
+                       algos[a]->name, t * 1e6, algbw, busbw, wrong);
                 if (out)
-                    fprintf(out, "%zu\t%zu\t%s\t%.3f\t%.6f\t%.6f\t%ld\t%d\t%.4f\n", size, count, algos[a]->name, t * 1e6,
-                            algbw, busbw, wrong, N, memcpy_bw / 1e9);
+                    fprintf(out, "%zu\t%zu\t%s\t%.3f\t%.6f\t%.6f\t%ld\t%d\t%.4f\n", size, count, algos[a]->name,
+                            t * 1e6, algbw, busbw, wrong, N, memcpy_bw / 1e9);
                 fflush(stdout);
             }
         }

@@ -201,10 +201,16 @@ cli_opt_t *ddp_cli_options(ddp_options_t *o) {
     o->init_seed_per_rank = false;
     o->ddp_log = NULL;
     const cli_opt_t table[] = {
-        {"bucket-cap-mb", CLI_FLOAT, &o->bucket_cap_mb, "cap of every bucket, the first included, in MiB of gradients (PyTorch's bucket_cap_mb); 0 = unset: 25 MiB with a 1 MiB first bucket", .min = 0, .max = 1e6},
-        {"allreduce", CLI_CHOICE, &o->allreduce, "the all-reduce of each bucket (lib: the comm library's, MPI or NCCL under --comm)", .choices = "ring|tree|naive|lib"},
+        {"bucket-cap-mb", CLI_FLOAT, &o->bucket_cap_mb,
+         "cap of every bucket, the first included, in MiB of gradients (PyTorch's bucket_cap_mb); 0 = unset: 25 MiB "
+         "with a 1 MiB first bucket",
+         .min = 0, .max = 1e6},
+        {"allreduce", CLI_CHOICE, &o->allreduce,
+         "the all-reduce of each bucket (lib: the comm library's, MPI or NCCL under --comm)",
+         .choices = "ring|tree|naive|lib"},
         {"no-overlap", CLI_FLAG, &o->no_overlap, "launch every bucket after backward (to measure what overlap buys)"},
-        {"init-seed-per-rank", CLI_FLAG, &o->init_seed_per_rank, "initialise ranks other than 0 from other seeds (the broadcast must make them rank 0)"},
+        {"init-seed-per-rank", CLI_FLAG, &o->init_seed_per_rank,
+         "initialise ranks other than 0 from other seeds (the broadcast must make them rank 0)"},
         {"ddp-log", CLI_STRING, &o->ddp_log, "write the buckets and the launch order of the last step (JSON) here"},
         CLI_END,
     };

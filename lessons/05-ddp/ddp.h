@@ -42,15 +42,15 @@ struct ddp {
     /* buckets, in launch order */
     int nbuckets;
     ddp_bucket_t *buckets;
-    int *bucket_of;  /* parameter index -> bucket index */
-    int next_bucket; /* the next bucket to launch in this backward */
+    int *bucket_of;                  /* parameter index -> bucket index */
+    int next_bucket;                 /* the next bucket to launch in this backward */
     bool require_backward_grad_sync; /* false inside no_sync (lesson 06) */
-    bool overlap;    /* false: launch every bucket only at finish (to measure what overlap buys) */
+    bool overlap;                    /* false: launch every bucket only at finish (to measure what overlap buys) */
     /* launching: ddp_launch by default; the grader swaps in a recorder */
     void (*launch)(ddp_t *d, int bucket);
     /* the communication thread and its queue of launched buckets */
     allreduce_fn allreduce;
-    comm_t *comm;    /* the thread's own communicator (a dup of t->comm; same counters) */
+    comm_t *comm; /* the thread's own communicator (a dup of t->comm; same counters) */
     coll_t coll;
     /* On a GPU the thread works on its own stream (comm_ops) — the "communication stream". Launching
      * bucket b records ready[b] on the compute stream; the comm stream waits for it before the
@@ -62,7 +62,7 @@ struct ddp {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t cv;
-    int *queue;      /* bucket indices in launch order (this backward) */
+    int *queue; /* bucket indices in launch order (this backward) */
     int queued, completed;
     bool stop, thread_started;
     /* what happened, for the grader: the launch order of the last backward */

@@ -20,7 +20,8 @@ int main(int argc, char **argv) {
         CLI_END,
     };
     cli_opt_t *ddp_opts = ddp_cli_options(&o), *opts = cli_join(ddp_opts, mine);
-    trainer_init(&t, argc, argv, opts, "train_accum [options]  — DDP with gradient accumulation (lesson 06), under mpirun");
+    trainer_init(&t, argc, argv, opts,
+                 "train_accum [options]  — DDP with gradient accumulation (lesson 06), under mpirun");
     free(opts);
     free(ddp_opts);
     if (a.accum_steps > t.local_batch)
@@ -30,8 +31,8 @@ int main(int argc, char **argv) {
     ddp_setup(&d, &t, &o);
     t.ext = &a;
     if (t.rank == 0)
-        logger_line(&t.log, "accumulation: %d micro-batches of ~%d examples per rank per optimizer step",
-                    a.accum_steps, (t.local_batch + a.accum_steps - 1) / a.accum_steps);
+        logger_line(&t.log, "accumulation: %d micro-batches of ~%d examples per rank per optimizer step", a.accum_steps,
+                    (t.local_batch + a.accum_steps - 1) / a.accum_steps);
     trainer_run(&t, accum_train_step);
     ddp_write_log(&d, o.ddp_log);
     ddp_free(&d);

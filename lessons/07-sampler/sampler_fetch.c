@@ -11,7 +11,8 @@ static void fetch(trainer_t *t, int64_t step) {
     sampler_state_t *st = t->fetch_ctx;
     size_t B = (size_t)t->local_batch;
     if (st->steps_per_epoch == 0)
-        dp_fatal("the sampler gives %zu examples per rank per epoch, fewer than one batch of %zu", st->sampler.num_samples, B);
+        dp_fatal("the sampler gives %zu examples per rank per epoch, fewer than one batch of %zu",
+                 st->sampler.num_samples, B);
     int64_t epoch = step / (int64_t)st->steps_per_epoch;
     if (epoch != st->epoch) {
         sampler_set_epoch(&st->sampler, epoch);

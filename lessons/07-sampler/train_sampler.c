@@ -15,7 +15,8 @@ int main(int argc, char **argv) {
     ddp_options_t o;
     sampler_state_t st;
     cli_opt_t *opts = ddp_cli_options(&o);
-    trainer_init(&t, argc, argv, opts, "train_sampler [options]  — DDP over a DistributedSampler (lesson 07), under mpirun");
+    trainer_init(&t, argc, argv, opts,
+                 "train_sampler [options]  — DDP over a DistributedSampler (lesson 07), under mpirun");
     free(opts);
     ddp_setup(&d, &t, &o);
     sampler_attach(&t, &st);

@@ -220,7 +220,8 @@ static void save_shards(trainer_t *t, const char *path) {
     free(m);
     free(v);
     if (t->rank == 0)
-        logger_line(&t->log, "fsdp: wrote %d shard files %s.rank*-of-%d.safetensors (consolidate with fsdp_consolidate)",
+        logger_line(&t->log,
+                    "fsdp: wrote %d shard files %s.rank*-of-%d.safetensors (consolidate with fsdp_consolidate)",
                     t->world_size, path, t->world_size);
 }
 
@@ -244,7 +245,9 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on) {
     f->rank = t->rank;
     f->prefetch = prefetch_on;
     model_t *m = &t->model;
-    if (t->cfg.sample) dp_fatal("--sample needs the whole model on one rank: consolidate the checkpoint and sample with train --resume");
+    if (t->cfg.sample)
+        dp_fatal(
+            "--sample needs the whole model on one rank: consolidate the checkpoint and sample with train --resume");
     fsdp_shard_layout(f, m);
     size_t S = f->shard_numel, P = model_num_params(m);
 
@@ -304,8 +307,9 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on) {
     t->full_grads = full_grads;
     t->save = save_shards;
     if (t->rank == 0)
-        logger_line(&t->log, "fsdp: %d units sharded over %d ranks: %zu of %zu parameters per rank (padding included), "
-                             "prefetch %s",
+        logger_line(&t->log,
+                    "fsdp: %d units sharded over %d ranks: %zu of %zu parameters per rank (padding included), "
+                    "prefetch %s",
                     f->nunits, f->world_size, S, P, f->prefetch ? "on" : "off");
 }
 

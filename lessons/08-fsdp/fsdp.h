@@ -43,19 +43,19 @@ typedef struct {
     /* the prefetch worker: at most one gather in flight */
     comm_t *worker_comm;
     coll_t worker_coll;
-    ops_t *worker_ops;       /* GPU: the worker's own stream (NULL on the CPU: it uses t->ops) */
-    ops_t *host_ops;         /* CPU context for host_coll when t->ops is a GPU's (else NULL) */
-    ops_event_t *asked;      /* recorded on the compute stream when a unit is asked for: the
+    ops_t *worker_ops;        /* GPU: the worker's own stream (NULL on the CPU: it uses t->ops) */
+    ops_t *host_ops;          /* CPU context for host_coll when t->ops is a GPU's (else NULL) */
+    ops_event_t *asked;       /* recorded on the compute stream when a unit is asked for: the
                               * worker's stream waits for it (the new buffer, the updated shard) */
-    ops_event_t *gathered_ev;/* recorded on the worker's stream after a gather: the compute stream
+    ops_event_t *gathered_ev; /* recorded on the worker's stream after a gather: the compute stream
                               * waits for it before using the unit */
     pthread_t worker;
     pthread_mutex_t lock;
     pthread_cond_t cv;
-    int want_unit;      /* unit asked for (-1: none) */
-    int done_unit;      /* unit whose gather finished (-1: none) */
+    int want_unit; /* unit asked for (-1: none) */
+    int done_unit; /* unit whose gather finished (-1: none) */
     bool stop, worker_started;
-    uint64_t run_id;    /* in every shard file, the same on all ranks (0: not drawn yet; see save_shards) */
+    uint64_t run_id; /* in every shard file, the same on all ranks (0: not drawn yet; see save_shards) */
 } fsdp_t;
 
 /* ---- your part ---------------------------------------------------------------------------------- */

@@ -83,7 +83,8 @@ int main(int argc, char **argv) {
         if (st_load(path, &f[r], err, sizeof err) != 0) dp_fatal("%s", err);
         const char *fmt = need_meta(&f[r], path, "format");
         if (strcmp(fmt, "dpc-fsdp-shard-1"))
-            dp_fatal("%s has format '%.40s', expected 'dpc-fsdp-shard-1' (a shard file of train_fsdp --save)", path, fmt);
+            dp_fatal("%s has format '%.40s', expected 'dpc-fsdp-shard-1' (a shard file of train_fsdp --save)", path,
+                     fmt);
         if (need_u64(&f[r], path, "rank", 4095) != (uint64_t)r ||
             need_u64(&f[r], path, "world_size", 4096) != (uint64_t)N)
             dp_fatal("%s has rank %s of world_size %s, expected rank %d of %d (its file name)", path,
@@ -101,7 +102,8 @@ int main(int argc, char **argv) {
     sscanf(model, "vocab=%d context=%d embed=%d hidden=%d layers=%d%n", &mc.vocab, &mc.context, &mc.embed, &mc.hidden,
            &mc.layers, &end);
     if (end < 0 || model[end])
-        dp_fatal("%s: metadata 'model' is '%.80s', expected 'vocab=V context=T embed=E hidden=H layers=L'", path0, model);
+        dp_fatal("%s: metadata 'model' is '%.80s', expected 'vocab=V context=T embed=E hidden=H layers=L'", path0,
+                 model);
     if (model_check_config(&mc, err, sizeof err) != 0) dp_fatal("%s: metadata 'model': %s", path0, err);
     flat_layout_t L;
     model_layout(&L, &mc);
@@ -152,7 +154,12 @@ int main(int argc, char **argv) {
         }
         offset += numel;
     }
-    checkpoint_parts_t parts = {&mc, &L, full[0], full[1], with_v ? full[2] : NULL, opt,
+    checkpoint_parts_t parts = {&mc,
+                                &L,
+                                full[0],
+                                full[1],
+                                with_v ? full[2] : NULL,
+                                opt,
                                 (int64_t)need_u64(&f[0], path0, "step", INT64_MAX),
                                 (int64_t)need_u64(&f[0], path0, "optim_t", INT64_MAX),
                                 need_u64(&f[0], path0, "seed", UINT64_MAX),

@@ -82,7 +82,8 @@ int main(int argc, char **argv) {
     if (gbps > 0) l.bytes_per_s = gbps * 1e9 / 8;
     double meas[MAX_N + 1] = {0};
     if (measured) read_measured(measured, meas);
-    printf("# compute %.3f ms on 1 rank, %d cores, %.0f bytes in %d bucket(s), alpha %.3f ms, beta %.3f MB/s, overlap %s\n",
+    printf("# compute %.3f ms on 1 rank, %d cores, %.0f bytes in %d bucket(s), alpha %.3f ms, beta %.3f MB/s, overlap "
+           "%s\n",
            compute_ms, cores, bytes, buckets, l.latency_s * 1e3, l.bytes_per_s / 1e6, overlap ? "yes" : "no");
     printf("%5s %12s %12s %10s %10s %12s %10s %10s %8s\n", "N", "allreduce_ms", "step_ms", "speedup", "efficiency",
            "measured_ms", "speedup", "efficiency", "error");

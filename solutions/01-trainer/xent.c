@@ -9,8 +9,7 @@
 
 #include <math.h>
 
-float xent_forward(const float *logits, const int32_t *targets, int B, int V, float *probs,
-                   float *losses) {
+float xent_forward(const float *logits, const int32_t *targets, int B, int V, float *probs, float *losses) {
     double total = 0;
     for (int b = 0; b < B; b++) {
         const float *z = logits + (size_t)b * V;
@@ -31,8 +30,7 @@ float xent_forward(const float *logits, const int32_t *targets, int B, int V, fl
     return (float)(total / B);
 }
 
-void xent_backward(const float *probs, const int32_t *targets, int B, int V, float grad_scale,
-                   float *dlogits) {
+void xent_backward(const float *probs, const int32_t *targets, int B, int V, float grad_scale, float *dlogits) {
     // TODO(01 xent_backward): OVERWRITE dlogits [B, V] with the gradient of grad_scale × the batch's
     //   mean loss with respect to the logits (derived above; README, "Softmax cross-entropy"), from
     //   the probabilities the forward pass left in probs.

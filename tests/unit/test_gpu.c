@@ -284,9 +284,12 @@ int main(int argc, char **argv) {
     printf("test_gpu: inputs from seed %llu (DP_TEST_SEED=%llu replays them)\n", (unsigned long long)s,
            (unsigned long long)s);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(gemm_all_transposes),  cmocka_unit_test(colsum_and_tanh),
-        cmocka_unit_test(embedding_with_repeated_rows), cmocka_unit_test(elementwise_and_sumsq),
-        cmocka_unit_test(cross_entropy),        cmocka_unit_test(optimizers_three_steps),
+        cmocka_unit_test(gemm_all_transposes),
+        cmocka_unit_test(colsum_and_tanh),
+        cmocka_unit_test(embedding_with_repeated_rows),
+        cmocka_unit_test(elementwise_and_sumsq),
+        cmocka_unit_test(cross_entropy),
+        cmocka_unit_test(optimizers_three_steps),
         cmocka_unit_test(reduce_add_exact_and_in_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,7 +16,8 @@ static void expect_perm(size_t n, uint64_t seed, const uint32_t *want) {
     uint32_t got[16];
     mt19937_randperm(got, n, seed);
     for (size_t i = 0; i < n; i++)
-        if (got[i] != want[i]) fail_msg("randperm(%zu, seed %llu)[%zu] = %u, PyTorch %u", n, (unsigned long long)seed, i, got[i], want[i]);
+        if (got[i] != want[i])
+            fail_msg("randperm(%zu, seed %llu)[%zu] = %u, PyTorch %u", n, (unsigned long long)seed, i, got[i], want[i]);
 }
 
 static void randperm_matches_pytorch(void **state) {
