@@ -12,8 +12,8 @@
 # The files: every C, CUDA and header file git knows of (tracked, or new and not ignored; without git,
 # those under the source folders), except the student files in lessons/ that grading/mkskel generates
 # from solutions/: solutions/ is formatted and they are regenerated from it (the skeletons test checks
-# they match). ReflowComments is off in .clang-format, so the mkskel markers (// BEGIN SOLUTION,
-# // SKELETON: code, // TODO(...)) are never rewrapped.
+# they match). ReflowComments is off in .clang-format, so the mkskel marker comments (a solution's
+# begin and end lines, the skeleton lines, the TODOs) are never rewrapped.
 #
 # The version is the one .clang-format names (Debian 12's; make deps installs it there): the check
 # says which one it ran. CLANG_FORMAT=path picks the binary (default: clang-format-14 if there is one,
