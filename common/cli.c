@@ -31,6 +31,15 @@ int cli_launcher_size(void) {
     return 1;
 }
 
+bool cli_launched(void) {
+    const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK", "PMIX_NAMESPACE"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return true;
+    }
+    return false;
+}
+
 void cli_usage_error(const char *fmt, ...) {
     if (cli_launcher_rank() == 0) {
         char line[1024];

@@ -46,6 +46,8 @@ cli_opt_t *cli_join(const cli_opt_t *a, const cli_opt_t *b);
 int cli_launcher_rank(void);
 /* Ranks in the job as told by mpirun's (or a PMI launcher's) environment, 1 if none. */
 int cli_launcher_size(void);
+/* Whether a launcher (mpirun, srun with a PMI plugin, MPICH's hydra) started this process as a rank. */
+bool cli_launched(void);
 
 /* Print "<prog>: <msg> (see --help)" on launcher rank 0 only, then dp_exit(2). */
 void cli_usage_error(const char *fmt, ...)
