@@ -16,6 +16,7 @@
 # equivalent to the reference trainer on one process with the global batch (grading/equiv, as the
 # graders run it); every rank moved exactly the algorithm's bytes to and from its peer (the stats'
 # per-peer counters, grading/statcheck); the interface carried at least those bytes. About 5 s.
+# KEEP=DIR keeps the scratch files (logs, stats, where each rank ran) in DIR.
 . "$(dirname "$0")/lib.sh"
 B=$BUILD/solutions
 EQUIV=$BUILD/grading/equiv
@@ -33,14 +34,22 @@ done
 # that host. The sleep is a backstop: should this script be killed outright, they end by themselves.
 HOLDERS=""
 cleanup() {
+    self=$(readlink /proc/self/ns/net)
     for h in $HOLDERS; do
-        # whatever still runs on the host (an orted outliving a killed mpirun) goes with it
+        # whatever still runs on the host (an orted outliving a killed mpirun) goes with it; never
+        # this machine's own namespace (a holder that has not entered its own yet)
         ns=$(readlink "/proc/$h/ns/net" 2>/dev/null)
+        if [ -z "$ns" ] || [ "$ns" = "$self" ]; then
+            kill "$h" 2>/dev/null
+            continue
+        fi
         for p in /proc/[0-9]*; do
-            [ -n "$ns" ] && [ "$(readlink "$p/ns/net" 2>/dev/null)" = "$ns" ] && kill -9 "${p#/proc/}" 2>/dev/null
+            [ "$(readlink "$p/ns/net" 2>/dev/null)" = "$ns" ] && kill -9 "${p#/proc/}" 2>/dev/null
         done
     done
-    [ -n "${KEEP:-}" ] && cp -r "$TMP" "$KEEP"; rm -rf "$TMP"
+    # KEEP=DIR: keep the scratch files (logs, stats, where each rank ran) for a look after a failure
+    [ -n "${KEEP:-}" ] && cp -r "$TMP" "$KEEP"
+    rm -rf "$TMP"
 }
 trap cleanup EXIT
 trap 'exit 143' INT TERM HUP
