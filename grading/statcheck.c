@@ -29,8 +29,13 @@ static cJSON *counter(cJSON *o, int r, int N, const char *field) {
     const char *spec = field + 4, *dot = strchr(spec, '.');
     char *end = NULL;
     long k = dot ? strtol(spec, &end, 10) : 0;
-    if (!dot || end != dot || end == spec || !strchr("+-0123456789", spec[0])) {
-        fprintf(stderr, "statcheck: bad peer field '%s' (peerP.F, peer+K.F or peer-K.F)\n", field);
+    const char *f = dot ? dot + 1 : "";
+    if (!dot || end != dot || end == spec || !strchr("+-0123456789", spec[0]) ||
+        (strcmp(f, "msgs_sent") && strcmp(f, "bytes_sent") && strcmp(f, "msgs_recv") && strcmp(f, "bytes_recv"))) {
+        fprintf(stderr,
+                "statcheck: bad peer field '%s' (peerP.F, peer+K.F or peer-K.F; F msgs_sent, bytes_sent, msgs_recv or "
+                "bytes_recv)\n",
+                field);
         exit(2);
     }
     /* peerP names rank P; peer+K and peer-K are relative to r, around the ring */
@@ -43,7 +48,7 @@ static cJSON *counter(cJSON *o, int r, int N, const char *field) {
     cJSON *po = cJSON_IsArray(peers) ? cJSON_GetArrayItem(peers, (int)p) : NULL;
     cJSON *id = po ? cJSON_GetObjectItem(po, "peer") : NULL;
     if (!cJSON_IsNumber(id) || id->valueint != (int)p) return NULL;
-    return cJSON_GetObjectItem(po, dot + 1);
+    return cJSON_GetObjectItem(po, f);
 }
 
 static const char *fields[] = {"msgs_sent", "bytes_sent", "msgs_recv",       "bytes_recv",       "lib_calls",
