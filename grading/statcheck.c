@@ -9,7 +9,11 @@
  * rank0, rank1, ..., workers (every rank but 0) or all, and FIELD one of msgs_sent, bytes_sent,
  * msgs_recv, bytes_recv, lib_calls, lib_bytes, ops (the trainer's communicator), other_msgs_sent,
  * other_bytes_sent, other_lib_calls (every other communicator of the process: dups, bookkeeping). Prints every rank's counters, then one FAIL line
- * per unmet expectation (and the hint once). Exit 0 when all hold. */
+ * per unmet expectation (and the hint once). Exit 0 when all hold.
+ * FIELD may also be peerP.F or peer+K.F / peer-K.F, F one of msgs_sent, bytes_sent, msgs_recv,
+ * bytes_recv: the rank's traffic on the trainer's communicator with rank P, or with the rank K
+ * places after (before) it modulo N ("all.peer+1.bytes_sent": what each rank sent to its right
+ * neighbour in a ring), from the stats' per-rank "peers" list. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -17,6 +21,35 @@
 #include <string.h>
 
 #include "regular.h"
+
+/* rank r's counter `field` (FIELD above, peer forms included) in `o`, its object in the stats;
+ * NULL when it has none. Exit 2 on a malformed field (a bad expectation is the caller's error). */
+static cJSON *counter(cJSON *o, int r, int N, const char *field) {
+    if (strncmp(field, "peer", 4)) return cJSON_GetObjectItem(o, field);
+    const char *spec = field + 4, *dot = strchr(spec, '.');
+    char *end = NULL;
+    long k = dot ? strtol(spec, &end, 10) : 0;
+    const char *f = dot ? dot + 1 : "";
+    if (!dot || end != dot || end == spec || !strchr("+-0123456789", spec[0]) ||
+        (strcmp(f, "msgs_sent") && strcmp(f, "bytes_sent") && strcmp(f, "msgs_recv") && strcmp(f, "bytes_recv"))) {
+        fprintf(stderr,
+                "statcheck: bad peer field '%s' (peerP.F, peer+K.F or peer-K.F; F msgs_sent, bytes_sent, msgs_recv or "
+                "bytes_recv)\n",
+                field);
+        exit(2);
+    }
+    /* peerP names rank P; peer+K and peer-K are relative to r, around the ring */
+    long p = (spec[0] == '+' || spec[0] == '-') ? ((r + k) % N + N) % N : k;
+    if (p < 0 || p >= N) {
+        fprintf(stderr, "statcheck: '%s' names rank %ld of a run of %d ranks\n", field, p, N);
+        exit(2);
+    }
+    cJSON *peers = cJSON_GetObjectItem(o, "peers");
+    cJSON *po = cJSON_IsArray(peers) ? cJSON_GetArrayItem(peers, (int)p) : NULL;
+    cJSON *id = po ? cJSON_GetObjectItem(po, "peer") : NULL;
+    if (!cJSON_IsNumber(id) || id->valueint != (int)p) return NULL;
+    return cJSON_GetObjectItem(po, f);
+}
 
 static const char *fields[] = {"msgs_sent", "bytes_sent", "msgs_recv",       "bytes_recv",       "lib_calls",
                                "lib_bytes", "ops",        "other_msgs_sent", "other_bytes_sent", "other_lib_calls"};
@@ -89,7 +122,14 @@ int main(int argc, char **argv) {
                 snprintf(me, sizeof me, "rank%d", r);
                 if (strcmp(who, me)) continue;
             }
-            cJSON *v = cJSON_GetObjectItem(cJSON_GetArrayItem(ranks, r), field);
+            cJSON *v = counter(cJSON_GetArrayItem(ranks, r), r, N, field);
+            if (!cJSON_IsNumber(v) && !strncmp(field, "peer", 4)) {
+                /* the run's file, not the expectation: a trainer built before the per-peer counters */
+                printf("FAIL: rank %d of %s has no per-peer counter '%s' (its trainer predates them: rebuild)\n", r,
+                       argv[1], field);
+                failures++;
+                continue;
+            }
             if (!cJSON_IsNumber(v)) {
                 fprintf(stderr, "statcheck: no field '%s'\n", field);
                 return 2;
@@ -101,6 +141,9 @@ int main(int argc, char **argv) {
                     printf("FAIL: rank %d of %d: %s = %.0f, expected %.0f ± %.0f\n", r, N, field, got, value, tol);
                 else
                     printf("FAIL: rank %d of %d: %s = %.0f, expected %.0f\n", r, N, field, got, value);
+            } else if (!strncmp(field, "peer", 4)) {
+                /* the per-peer counters are not in the summary above: say what each one held */
+                printf("rank %d: %s %.0f\n", r, field, got);
             }
         }
     }

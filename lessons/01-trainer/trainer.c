@@ -279,7 +279,10 @@ static void write_dump(trainer_t *t, int64_t first, int64_t last) {
 
 /* Per-rank traffic, memory and timing, gathered on rank 0 into one JSON file. */
 static void write_stats(trainer_t *t) {
-    enum { NCOUNTERS = 10, NFIELDS = NCOUNTERS + 2 * MEM_NCATS + 3 };
+    enum { NCOUNTERS = 10, NFIXED = NCOUNTERS + 2 * MEM_NCATS + 3, NPEER = 4 };
+    /* Then, per peer, t->comm's point-to-point traffic with it: which ranks a rank talked to and how
+     * much, so that a run over several hosts can be checked link by link (tests/sh/multihost.sh). */
+    const size_t nfields = NFIXED + (size_t)NPEER * (size_t)t->world_size;
     comm_counters_t k = comm_counters(t->comm);
     /* Traffic anywhere but on t->comm: point-to-point on any other communicator (a dup, or the
      * bookkeeping one), and library collectives beyond the bookkeeping's own. A trainer whose
@@ -287,10 +290,12 @@ static void write_stats(trainer_t *t) {
      * would miss an extra all-reduce sent on a communicator of the student's own. */
     comm_counters_t other = comm_counters_diff(comm_process_counters(t->comm), k);
     other.lib_calls -= comm_counters(t->infra).lib_calls;
-    double mine[NFIELDS] = {(double)k.msgs_sent,    (double)k.bytes_sent,    (double)k.msgs_recv,
-                            (double)k.bytes_recv,   (double)k.lib_calls,     (double)k.lib_bytes,
-                            (double)k.ops,          (double)other.msgs_sent, (double)other.bytes_sent,
-                            (double)other.lib_calls};
+    double *mine = dp_malloc(nfields * sizeof(double));
+    const double counters[NCOUNTERS] = {(double)k.msgs_sent,    (double)k.bytes_sent,    (double)k.msgs_recv,
+                                        (double)k.bytes_recv,   (double)k.lib_calls,     (double)k.lib_bytes,
+                                        (double)k.ops,          (double)other.msgs_sent, (double)other.bytes_sent,
+                                        (double)other.lib_calls};
+    memcpy(mine, counters, sizeof counters);
     for (int i = 0; i < MEM_NCATS; i++) {
         mine[NCOUNTERS + i] = (double)t->mem.cur[i];
         mine[NCOUNTERS + MEM_NCATS + i] = (double)t->mem.peak[i];
@@ -298,8 +303,17 @@ static void write_stats(trainer_t *t) {
     mine[NCOUNTERS + 2 * MEM_NCATS] = (double)t->mem.peak_total;
     mine[NCOUNTERS + 1 + 2 * MEM_NCATS] = (double)t->mem.peak_model;
     mine[NCOUNTERS + 2 + 2 * MEM_NCATS] = t->steps_timed ? t->step_time_sum / (double)t->steps_timed : 0;
-    double *all = t->rank == 0 ? dp_malloc((size_t)t->world_size * NFIELDS * sizeof(double)) : NULL;
-    comm_lib_gather(t->infra, mine, all, NFIELDS, DT_F64, 0);
+    for (int p = 0; p < t->world_size; p++) {
+        comm_peer_counters_t pc = comm_peer_counters(t->comm, p);
+        double *v = mine + NFIXED + (size_t)NPEER * (size_t)p;
+        v[0] = (double)pc.msgs_sent;
+        v[1] = (double)pc.bytes_sent;
+        v[2] = (double)pc.msgs_recv;
+        v[3] = (double)pc.bytes_recv;
+    }
+    double *all = t->rank == 0 ? dp_malloc((size_t)t->world_size * nfields * sizeof(double)) : NULL;
+    comm_lib_gather(t->infra, mine, all, nfields, DT_F64, 0);
+    free(mine);
     if (t->rank != 0) return;
     static const char *names[NCOUNTERS] = {"msgs_sent",        "bytes_sent",     "msgs_recv", "bytes_recv",
                                            "lib_calls",        "lib_bytes",      "ops",       "other_msgs_sent",
@@ -310,7 +324,7 @@ static void write_stats(trainer_t *t) {
     cJSON_AddNumberToObject(root, "steps", (double)t->steps_timed);
     cJSON *ranks = cJSON_AddArrayToObject(root, "ranks");
     for (int r = 0; r < t->world_size; r++) {
-        const double *v = all + (size_t)r * NFIELDS;
+        const double *v = all + (size_t)r * nfields;
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "rank", r);
         for (int i = 0; i < NCOUNTERS; i++) cJSON_AddNumberToObject(o, names[i], v[i]);
@@ -323,6 +337,15 @@ static void write_stats(trainer_t *t) {
         cJSON_AddNumberToObject(o, "mem_peak_total_bytes", v[NCOUNTERS + 2 * MEM_NCATS]);
         cJSON_AddNumberToObject(o, "mem_peak_model_bytes", v[NCOUNTERS + 1 + 2 * MEM_NCATS]);
         cJSON_AddNumberToObject(o, "step_ms_mean", v[NCOUNTERS + 2 + 2 * MEM_NCATS] * 1e3);
+        cJSON *peers = cJSON_AddArrayToObject(o, "peers");
+        static const char *peer_names[NPEER] = {"msgs_sent", "bytes_sent", "msgs_recv", "bytes_recv"};
+        for (int p = 0; p < t->world_size; p++) {
+            cJSON *po = cJSON_CreateObject();
+            cJSON_AddNumberToObject(po, "peer", p);
+            for (int i = 0; i < NPEER; i++)
+                cJSON_AddNumberToObject(po, peer_names[i], v[NFIXED + (size_t)NPEER * (size_t)p + (size_t)i]);
+            cJSON_AddItemToArray(peers, po);
+        }
         cJSON_AddItemToArray(ranks, o);
     }
     char *s = cJSON_Print(root);

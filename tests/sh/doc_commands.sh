@@ -14,7 +14,7 @@
 #     under test). A span starting with "-" names options (`--allreduce ring|tree`): each must be an
 #     option of a course program (its --help) or script (its text), and a choice option's value one
 #     of its choices.
-#   Command words: make, sh, mpirun, for, $EDITOR, and paths under build/, grading/, tests/,
+#   Command words: make, sh, mpirun, srun, sbatch, for, $EDITOR, and paths under build/, grading/, tests/,
 #   common/mk/ or a lessons/.../*.sh script, each possibly after NAME=value assignments ("LAB_MODEL=...
 #   sh lessons/09-scaling/lab.sh"). A "# ..." comment is the shell's: it never counts.
 #
@@ -43,7 +43,8 @@
 #   - make TARGET ...  ->  make -n TARGET ... in a scratch O (the target exists and its whole recipe
 #     resolves; -n still remakes config.mk, and `make NO_CUDA=1` would re-probe the build under test).
 #   - not run, checked: a template (a line with "..." for arguments, --hostfile of other machines,
-#     or one that needs a GPU: tests/gpu/, --device cuda, --comm nccl): each path in it exists. A
+#     a Slurm command (srun, sbatch: a cluster's; tests/sh/slurm.sh runs them on a private one), or
+#     one that needs a GPU: tests/gpu/, --device cuda, --comm nccl): each path in it exists. A
 #     usage synopsis (a line with "[-..." optional flags, and its indented "[" continuation lines):
 #     the program exists and each flag it shows is an option its parser accepts.
 # A command printed in several places (`make test`, `grading/grade 05`) runs once: every place gets
@@ -73,7 +74,7 @@ function first_word(s,   w) {
 }
 function is_cmd_word(w) {
     return w == "make" || w == "sh" || w == "mpirun" || w == "for" || w == "$EDITOR" ||
-        w ~ /^(build|grading|tests|common\/mk)\/[^ ]/ || w ~ /^lessons\/.*\.sh$/
+        w == "srun" || w == "sbatch" || w ~ /^(build|grading|tests|common\/mk)\/[^ ]/ || w ~ /^lessons\/.*\.sh$/
 }
 function nargs(s,   w) {
     sub(/^[ \t]+/, "", s)
@@ -87,7 +88,10 @@ function emit(kind, where, text) {
     close(f)
     printf "%04d %s %s\n", n, kind, where >> (U "/list")
 }
-function is_template(s) { return s ~ /(^|[ \t])\.\.\.([ \t]|$)/ || s ~ /--hostfile|tests\/gpu\/|--device cuda|--comm nccl/ }
+function is_template(s) {
+    return s ~ /(^|[ \t])\.\.\.([ \t]|$)/ || s ~ /--hostfile|tests\/gpu\/|--device cuda|--comm nccl/ ||
+        s ~ /^[ \t]*(srun|sbatch)([ \t]|$)/
+}
 function flush_block(   i, prompted, first, run, start, syn, line) {
     prompted = 0
     for (i = 1; i <= nb; i++) if (blk[i] ~ /^[ \t]*\$ /) prompted = 1
