@@ -122,8 +122,11 @@ note "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 note "mpirun: $(command -v mpirun): $(mpirun --version 2>&1 | head -n 1)"
 if ! ldd "$B/build/solutions/05-ddp/train_ddp" >"$OUTDIR/.ldd" 2>&1 || grep -q 'not found' "$OUTDIR/.ldd"; then
     cat "$OUTDIR/.ldd" >>"$LOG"
+    # "libX => not found", or ld.so's own error when a file of that name is there but unusable
+    missing=$(sed -n 's/^[[:space:]]*\([^[:space:]]*\) => not found.*/\1/p; s/.*error while loading shared libraries: \([^:]*\):.*/\1/p' \
+        "$OUTDIR/.ldd" | sed 's|.*/||' | sort -u | tr '\n' ' ')
     rm -f "$OUTDIR/.ldd"
-    stop 2 "run.sh: the programs cannot load: $(grep 'not found' "$OUTDIR/.ldd" 2>/dev/null | awk '{ print $1 }' | tr '\n' ' ')(ldd in run.log)"
+    stop 2 "run.sh: the programs cannot load: ${missing:-see ldd's output in run.log}(a library missing from the bundle: make gpu-bundle again)"
 fi
 cat "$OUTDIR/.ldd" >>"$LOG"
 rm -f "$OUTDIR/.ldd"
