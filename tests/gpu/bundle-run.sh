@@ -9,6 +9,7 @@
 # most 7 logs directly in OUTDIR, each cut to 16 MiB. Ends within DPC_BUNDLE_LIMIT_S (default 450 s).
 # Exit status: check.sh's (0 every check passed, 1 otherwise), 77 when there is no GPU, 2 when the
 # bundle cannot run here (a library missing, glibc too old).
+# DPC_BUNDLE_COMPAT=1: preload the glibc compat shim even where glibc is new enough (the selftest's).
 # DPC_BUNDLE_FAKE_CHECK=SCRIPT (the selftest's): skip the GPU and CUDA library search and run SCRIPT
 # WORKDIR instead of check.sh, to test the packing of the logs.
 set -u
@@ -53,7 +54,11 @@ fi
 # below the glibc the libraries were linked with, the functions they would miss come from the shim
 full=$(sed -n 's/^glibc_compat: \([0-9.]*\).*/\1/p' "$B/MANIFEST")
 PRELOAD=""
-if [ -n "$full" ] && [ -n "$have" ] &&
+# DPC_BUNDLE_COMPAT=1 preloads it on any glibc (the selftest's: the older glibc it is for is not here)
+if [ "${DPC_BUNDLE_COMPAT:-0}" = 1 ]; then
+    PRELOAD=$SYS/lib/compat/libdpc-glibc-compat.so
+    note "DPC_BUNDLE_COMPAT=1: preloading $PRELOAD"
+elif [ -n "$full" ] && [ -n "$have" ] &&
     [ "$(printf '%s\n%s\n' "$full" "$have" | sort -t. -k1,1n -k2,2n | head -n 1)" != "$full" ]; then
     PRELOAD=$SYS/lib/compat/libdpc-glibc-compat.so
     note "glibc $have < $full: preloading $PRELOAD"

@@ -13,7 +13,9 @@
 #      most 7 logs of at most 16 MiB)
 #   4. negative checks: a copy of the bundle without libcjson, and one without Open MPI's ob1
 #      component, must fail in the sandbox (so a missing library cannot pass unseen)
-#   5. run.sh on this machine (no GPU): exit 77 and one line saying so
+#   5. the glibc compat shim: the requirements above the programs' glibc are weak, and a 2-rank run
+#      works with the shim preloaded (DPC_BUNDLE_COMPAT=1), as it would be on an older glibc
+#   6. run.sh on this machine (no GPU): exit 77 and one line saying so
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
@@ -175,7 +177,25 @@ else
     fail "a bundle without Open MPI's mca_pml_ob1.so still ran 2 ranks: its components are read from elsewhere than the bundle"
 fi
 
-# ---- 5. no GPU: exit 77 with one line ------------------------------------------------------------
+# ---- 5. the glibc compat shim: the weakened requirements and a run with it preloaded -----------------
+floor=$(sed -n 's/^glibc_needed: //p' "$U/MANIFEST")
+weak=$(sed -n 's/^glibc_compat: \([0-9.]*\) .*weak requirements in: \(.*\))$/\2/p' "$U/MANIFEST")
+strict=""
+for l in $weak; do
+    v=$("$BUILD/tests/progs/elf_glibc" needs "$U/sys/lib/$l")
+    [ "$v" = "$floor" ] || [ "$(printf '%s\n%s\n' "$v" "$floor" | sort -t. -k1,1n -k2,2n | tail -n 1)" = "$floor" ] || strict="$strict $l($v)"
+done
+rm -rf "$TMP/v" "$TMP/vout"
+mkdir -p "$TMP/v" && cp -al "$U" "$TMP/v/gpu-bundle"
+sandboxed env DPC_BUNDLE_COMPAT=1 DPC_BUNDLE_FAKE_CHECK="$TMP/ddp-only.sh" DPC_BUNDLE_LIMIT_S=120 sh "$TMP/v/gpu-bundle/run.sh" "$TMP/vout" >"$TMP/vrun.out" 2>&1
+rc=$?
+if [ -z "$strict" ] && [ $rc = 0 ] && grep -q 'preloading' "$TMP/vout/run.log"; then
+    pass "glibc: the bundle needs $floor (the newer requirements of ${weak:-no library} are weak), and the 2-rank run works with the compat shim preloaded, as on an older glibc"
+else
+    fail "glibc compat: still strict above $floor:${strict:- none}; the 2-rank run with the shim preloaded: exit $rc: $(tail -n 2 "$TMP/vrun.out" | tr '\n' ' ' | cut -c1-200)"
+fi
+
+# ---- 6. no GPU: exit 77 with one line ------------------------------------------------------------
 if ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
     pass "skipped the no-GPU check: this machine has a GPU"
 else
