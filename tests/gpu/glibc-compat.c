@@ -20,8 +20,7 @@ void arc4random_buf(void *buf, size_t n) {
     while (n > 0) {
         ssize_t got = getrandom(p, n, 0);
         if (got < 0) {
-            if (errno == EINTR)
-                continue;
+            if (errno == EINTR) continue;
             abort(); /* as glibc does: a caller of arc4random cannot handle a failure */
         }
         p += got;
@@ -37,12 +36,10 @@ uint32_t arc4random(void) {
 
 /* uniform in [0, upper): draws below the largest multiple of upper are kept (no modulo bias) */
 uint32_t arc4random_uniform(uint32_t upper) {
-    if (upper < 2)
-        return 0;
+    if (upper < 2) return 0;
     uint32_t min = -upper % upper;
     for (;;) {
         uint32_t r = arc4random();
-        if (r >= min)
-            return r % upper;
+        if (r >= min) return r % upper;
     }
 }

@@ -22,8 +22,7 @@ typedef struct {
 
 static int read_file(const char *path, blob_t *b) {
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
+    if (!f) return -1;
     if (fseek(f, 0, SEEK_END) != 0) {
         fclose(f);
         return -1;
@@ -40,8 +39,7 @@ static int read_file(const char *path, blob_t *b) {
 /* "GLIBC_2.36" -> 2 * 1000 + 36 (a third part is ignored); -1 when not a glibc version */
 static long glibc_version(const char *name) {
     unsigned major = 0, minor = 0;
-    if (strncmp(name, "GLIBC_", 6) != 0 || sscanf(name + 6, "%u.%u", &major, &minor) != 2)
-        return -1;
+    if (strncmp(name, "GLIBC_", 6) != 0 || sscanf(name + 6, "%u.%u", &major, &minor) != 2) return -1;
     return (long)major * 1000 + minor;
 }
 
@@ -50,12 +48,10 @@ static int in_bounds(const blob_t *b, size_t off, size_t len) { return off <= b-
 /* Walks the version requirements of one file: records the newest non-weak glibc version in *newest
  * and, when limit >= 0, marks those above limit weak and prints the symbols that use them. */
 static int scan(const char *path, blob_t *b, long limit, long *newest, int *changed) {
-    if (b->n < sizeof(Elf64_Ehdr) || memcmp(b->p, ELFMAG, SELFMAG) != 0 || b->p[EI_CLASS] != ELFCLASS64)
-        return 0;
+    if (b->n < sizeof(Elf64_Ehdr) || memcmp(b->p, ELFMAG, SELFMAG) != 0 || b->p[EI_CLASS] != ELFCLASS64) return 0;
     Elf64_Ehdr eh;
     memcpy(&eh, b->p, sizeof eh);
-    if (!in_bounds(b, eh.e_shoff, (size_t)eh.e_shnum * sizeof(Elf64_Shdr)))
-        return 0;
+    if (!in_bounds(b, eh.e_shoff, (size_t)eh.e_shnum * sizeof(Elf64_Shdr))) return 0;
     const Elf64_Shdr *sh = (const Elf64_Shdr *)(b->p + eh.e_shoff);
     const Elf64_Shdr *verneed = NULL, *versym = NULL, *dynsym = NULL;
     for (unsigned i = 0; i < eh.e_shnum; i++) {
@@ -66,8 +62,7 @@ static int scan(const char *path, blob_t *b, long limit, long *newest, int *chan
         else if (sh[i].sh_type == SHT_DYNSYM)
             dynsym = &sh[i];
     }
-    if (!verneed || verneed->sh_link >= eh.e_shnum)
-        return 0;
+    if (!verneed || verneed->sh_link >= eh.e_shnum) return 0;
     const Elf64_Shdr *str = &sh[verneed->sh_link];
     if (!in_bounds(b, str->sh_offset, str->sh_size) || !in_bounds(b, verneed->sh_offset, verneed->sh_size)) {
         fprintf(stderr, "elf_glibc: %s: version section out of the file\n", path);
@@ -78,8 +73,7 @@ static int scan(const char *path, blob_t *b, long limit, long *newest, int *chan
     int nweak = 0;
     size_t off = verneed->sh_offset;
     for (;;) {
-        if (!in_bounds(b, off, sizeof(Elf64_Verneed)))
-            break;
+        if (!in_bounds(b, off, sizeof(Elf64_Verneed))) break;
         Elf64_Verneed vn;
         memcpy(&vn, b->p + off, sizeof vn);
         size_t aoff = off + vn.vn_aux;
@@ -90,21 +84,16 @@ static int scan(const char *path, blob_t *b, long limit, long *newest, int *chan
             if (v >= 0 && limit >= 0 && v > limit && !(va->vna_flags & VER_FLG_WEAK)) {
                 va->vna_flags |= VER_FLG_WEAK;
                 *changed = 1;
-                if (nweak < 64)
-                    weakened[nweak++] = va->vna_other & 0x7fff;
+                if (nweak < 64) weakened[nweak++] = va->vna_other & 0x7fff;
             }
-            if (v > *newest && !(va->vna_flags & VER_FLG_WEAK))
-                *newest = v;
-            if (va->vna_next == 0)
-                break;
+            if (v > *newest && !(va->vna_flags & VER_FLG_WEAK)) *newest = v;
+            if (va->vna_next == 0) break;
             aoff += va->vna_next;
         }
-        if (vn.vn_next == 0)
-            break;
+        if (vn.vn_next == 0) break;
         off += vn.vn_next;
     }
-    if (nweak == 0 || !versym || !dynsym || dynsym->sh_link >= eh.e_shnum)
-        return 0;
+    if (nweak == 0 || !versym || !dynsym || dynsym->sh_link >= eh.e_shnum) return 0;
     const Elf64_Shdr *dstr = &sh[dynsym->sh_link];
     size_t nsym = dynsym->sh_size / sizeof(Elf64_Sym);
     if (!in_bounds(b, dynsym->sh_offset, dynsym->sh_size) || !in_bounds(b, versym->sh_offset, nsym * 2) ||
@@ -156,8 +145,7 @@ int main(int argc, char **argv) {
         if (changed) {
             FILE *f = fopen(argv[i], "r+b");
             int ok = f && fwrite(b.p, 1, b.n, f) == b.n;
-            if (f && fclose(f) != 0)
-                ok = 0;
+            if (f && fclose(f) != 0) ok = 0;
             if (!ok) {
                 fprintf(stderr, "elf_glibc: cannot rewrite %s (is it writable?)\n", argv[i]);
                 free(b.p);
@@ -166,7 +154,6 @@ int main(int argc, char **argv) {
         }
         free(b.p);
     }
-    if (limit < 0)
-        printf("%ld.%ld\n", newest / 1000, newest % 1000);
+    if (limit < 0) printf("%ld.%ld\n", newest / 1000, newest % 1000);
     return 0;
 }
