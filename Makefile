@@ -8,6 +8,8 @@
 #   make test-equiv-sweep  the reference over 252 configurations: equivalence never fails correct code
 #   make grade LESSON=01      grade your lessons/ (see grading/README.md)
 #   make bench      benchmarks (ratios against library baselines measured in the same run)
+#   make gpu-bundle build/gpu-bundle.tar.gz: the GPU checks prebuilt, with the libraries and Open MPI
+#                   they need, for a GPU machine that cannot build (its run.sh OUTDIR runs them)
 #   make skeletons  regenerate lessons/ student files from solutions/
 #   make format     reformat every C file in the course's style (.clang-format); make format-check
 #                   only lists the files that differ (make test checks it too)
@@ -48,7 +50,7 @@ CONFIG := $(O)/config.mk
 # A student release (make student-release) has no tests/ (they carry the reference's code): there
 # every test goal prints one line and fails (below).
 HAVE_TESTS := $(wildcard tests/tests.mk)
-TEST_GOALS := test test-build test-hostile test-sanitize test-load test-equiv-sweep
+TEST_GOALS := test test-build test-hostile test-sanitize test-load test-equiv-sweep gpu-bundle
 NOPROBE_GOALS := deps clean help skeletons format format-check test demo test-sanitize student-release $(if $(HAVE_TESTS),,$(TEST_GOALS))
 PROBE := $(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all))
 ifneq ($(PROBE),)

@@ -51,3 +51,10 @@ test-load:
 test-sanitize:
 	@sh common/mk/deps.sh
 	@sh tests/sanitize.sh
+
+# The GPU checks (tests/gpu/check.sh) packed for a GPU machine without the course's packages
+# (tests/gpu/bundle.sh): build/gpu-bundle/ and build/gpu-bundle.tar.gz, whose run.sh OUTDIR runs them
+# without building anything. tests/gpu/bundle-selftest.sh (in make test) runs its CPU part here.
+.PHONY: gpu-bundle
+gpu-bundle: test-build
+	@sh tests/gpu/bundle.sh $(O)/gpu-bundle
