@@ -1,5 +1,6 @@
-/* comm_self.c — the backend of a build without MPI: a world of exactly one rank. Collectives are
- * copies; point-to-point can never be reached (comm.c refuses every peer, since there is none). */
+/* comm_self.c — the backend of a build without MPI, and of a process no launcher started: a world
+ * of exactly one rank. Collectives are copies; point-to-point can never be reached (comm.c refuses
+ * every peer, since there is none). */
 #include "comm_internal.h"
 
 #include "util.h"
