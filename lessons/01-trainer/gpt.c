@@ -65,10 +65,10 @@ void gpt_layout(flat_layout_t *L, const gpt_config_t *c) {
         const char *name;
         size_t rows, cols; /* cols 0: a vector of `rows` (in units of C) */
     } block[GPT_PER_BLOCK] = {
-        {"ln_1.weight", 1, 0},      {"ln_1.bias", 1, 0},        {"attn.c_attn.weight", 3, 1},
+        {"ln_1.weight", 1, 0},      {"ln_1.bias", 1, 0},          {"attn.c_attn.weight", 3, 1},
         {"attn.c_attn.bias", 3, 0}, {"attn.c_proj.weight", 1, 1}, {"attn.c_proj.bias", 1, 0},
-        {"ln_2.weight", 1, 0},      {"ln_2.bias", 1, 0},        {"mlp.c_fc.weight", 4, 1},
-        {"mlp.c_fc.bias", 4, 0},    {"mlp.c_proj.weight", 1, 4}, {"mlp.c_proj.bias", 1, 0},
+        {"ln_2.weight", 1, 0},      {"ln_2.bias", 1, 0},          {"mlp.c_fc.weight", 4, 1},
+        {"mlp.c_fc.bias", 4, 0},    {"mlp.c_proj.weight", 1, 4},  {"mlp.c_proj.bias", 1, 0},
     };
     flat_layout_init(L);
     flat_layout_add(L, "transformer.wte.weight", 2, (size_t[]){V, C});
@@ -232,13 +232,17 @@ static void add_into(float *y, const float *x, size_t n) {
 
 float gpt_forward(gpt_t *m, const int32_t *tokens, const int32_t *targets, int B, int Tn) {
     const gpt_config_t *c = &m->cfg;
-    if (B < 1 || B > m->max_batch) dp_fatal("gpt forward on %d sequences, the model was sized for 1..%d", B, m->max_batch);
-    if (Tn < 1 || Tn > c->context) dp_fatal("gpt forward on %d tokens per sequence, the block size allows 1..%d", Tn, c->context);
+    if (B < 1 || B > m->max_batch)
+        dp_fatal("gpt forward on %d sequences, the model was sized for 1..%d", B, m->max_batch);
+    if (Tn < 1 || Tn > c->context)
+        dp_fatal("gpt forward on %d tokens per sequence, the block size allows 1..%d", Tn, c->context);
     double t0 = dp_now();
     int N = B * Tn, C = c->channels, V = c->vocab, L = c->layers;
     for (int n = 0; n < N; n++) {
-        if (tokens[n] < 0 || tokens[n] >= V) dp_fatal("gpt forward: token %d at position %d is not in 0..%d", tokens[n], n, V - 1);
-        if (targets && targets[n] >= V) dp_fatal("gpt forward: target %d at position %d is not below %d", targets[n], n, V);
+        if (tokens[n] < 0 || tokens[n] >= V)
+            dp_fatal("gpt forward: token %d at position %d is not in 0..%d", tokens[n], n, V - 1);
+        if (targets && targets[n] >= V)
+            dp_fatal("gpt forward: target %d at position %d is not below %d", targets[n], n, V);
     }
     m->batch = B;
     m->seq = Tn;
@@ -347,8 +351,8 @@ void gpt_backward(gpt_t *m, float grad_scale, grad_ready_fn hook, void *hook_ctx
         t0 = dp_now();
         gpt_block_acts_t *a = &m->blocks[l];
         const float *x = l > 0 ? m->blocks[l - 1].res_out : m->encoded;
-#define P(k) gpt_param(m, gpt_block_param(l, k))
-#define G(k) gpt_grad(m, gpt_block_param(l, k))
+#define P(k)     gpt_param(m, gpt_block_param(l, k))
+#define G(k)     gpt_grad(m, gpt_block_param(l, k))
 #define READY(k) ready(hook, hook_ctx, gpt_block_param(l, k))
         HOOK(m, pre_backward, 1 + l);
         /* MLP branch: res_out = res_mid + c_proj(gelu(c_fc(ln_2(res_mid)))) */
