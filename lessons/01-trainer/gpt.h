@@ -170,9 +170,10 @@ float *gpt_grad(const gpt_t *m, int i);
  * targets may be NULL (logits only; returns 0). Returns the mean cross-entropy over the counted
  * positions. */
 float gpt_forward(gpt_t *m, const int32_t *tokens, const int32_t *targets, int B, int Tn);
-/* Backward of the last forward (which had targets). Gradients ACCUMULATE into m->grads; grad_scale
- * multiplies the gradient of the mean loss; hook(hook_ctx, i) fires when parameter i's gradient
- * is final (order above). */
+/* Backward of the last forward. Gradients ACCUMULATE into m->grads; grad_scale multiplies the
+ * gradient of the mean loss; hook(hook_ctx, i) fires when parameter i's gradient is final (order
+ * above). After a forward with no counted target (targets NULL, or all ignored) it adds nothing
+ * but still fires every hook: a DDP rank whose batch was all padding must not stall the others. */
 void gpt_backward(gpt_t *m, float grad_scale, grad_ready_fn hook, void *hook_ctx);
 void gpt_zero_grad(gpt_t *m);
 

@@ -396,6 +396,22 @@ static void ignored_targets(void **state) {
     gpt_free(&m);
 }
 
+/* A token outside the vocabulary is one clear line and a non-zero exit, not a read out of bounds. */
+static void bad_token_child(void *ops) {
+    gpt_t m;
+    tiny(&m, ops, 1);
+    int32_t tok[2] = {3, 27}, tgt[2] = {1, 2};
+    gpt_forward(&m, tok, tgt, 1, 2);
+}
+
+static void bad_token_is_one_line(void **state) {
+    char err[512];
+    int rc = run_child(bad_token_child, *state, err, sizeof err);
+    assert_int_not_equal(rc, 0);
+    assert_non_null(strstr(err, "token 27 at position 1 is not in 0..26"));
+    assert_true(strchr(err, '\n') == err + strlen(err) - 1);
+}
+
 /* The presets' sizes, by a formula written out here, and the names and shapes in PyTorch's order. */
 static void layout_and_presets(void **state) {
     (void)state;
@@ -445,13 +461,19 @@ static void layout_and_presets(void **state) {
     assert_int_equal(gpt_preset("gpt-huge", &c), -1);
 }
 
-/* GPT-2's init: std 0.02, c_proj 0.02/sqrt(2L), biases 0, LayerNorm 1/0; deterministic by seed. */
+/* GPT-2's init: std 0.02, c_proj 0.02/sqrt(2L), biases 0, LayerNorm 1/0; deterministic by seed.
+ * And the memory accounting: parameters and gradients at 4 bytes each, all of it released. */
 static void initialisation(void **state) {
     (void)state;
     gpt_config_t c;
     assert_int_equal(gpt_preset("gpt-small", &c), 0);
     gpt_t m, m2;
-    gpt_init(&m, &c, *state, 1, 42, NULL);
+    mem_t mem;
+    mem_init(&mem);
+    gpt_init(&m, &c, *state, 1, 42, &mem);
+    assert_true(mem.cur[MEM_PARAMS] == m.layout.numel * sizeof(float));
+    assert_true(mem.cur[MEM_GRADS] == m.layout.numel * sizeof(float));
+    assert_true(mem.cur[MEM_ACTIVATIONS] > 0);
     gpt_init(&m2, &c, *state, 1, 42, NULL);
     assert_memory_equal(m.params, m2.params, m.layout.numel * sizeof(float));
     gpt_reset_params(&m2, 43);
@@ -473,6 +495,7 @@ static void initialisation(void **state) {
             fail_msg("%s: mean %g std %g, expected 0 and %g", v->name, mean, sd, want);
     }
     gpt_free(&m);
+    assert_true(mem.cur_total == 0); /* every tracked buffer released */
     gpt_free(&m2);
 }
 
@@ -484,6 +507,7 @@ int main(void) {
         cmocka_unit_test(hook_orders_and_units),
         cmocka_unit_test(gradients_accumulate_and_scale),
         cmocka_unit_test(ignored_targets),
+        cmocka_unit_test(bad_token_is_one_line),
         cmocka_unit_test(layout_and_presets),
         cmocka_unit_test(initialisation),
     };
