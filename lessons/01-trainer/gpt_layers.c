@@ -88,6 +88,8 @@ static size_t qkv_at(int b, int t, int part, int h, int T, int C, int hs) {
     return ((size_t)b * T + t) * 3 * C + (size_t)part * C + (size_t)h * hs;
 }
 
+#define ATT_SLICE 64 /* doubles of y_t accumulated at once (on the stack) */
+
 void attention_forward(const float *qkv, int B, int T, int C, int NH, float *att, float *y) {
     int hs = C / NH;
     float scale = 1.0f / sqrtf((float)hs);
@@ -111,11 +113,18 @@ void attention_forward(const float *qkv, int B, int T, int C, int NH, float *att
                 }
                 for (int s = 0; s <= t; s++) p[s] = (float)(p[s] / sum);
                 for (int s = t + 1; s < T; s++) p[s] = 0.0f;
+                /* y_t = Σ_s p_s·v_s a row of v at a time (rows are contiguous; the other loop order
+                 * strides 3C floats per term), each y_t[i] still summed over s = 0..t in order, in
+                 * double; heads wider than the accumulator go in slices of it. */
                 float *yr = y + ((size_t)b * T + t) * C + (size_t)h * hs;
-                for (int i = 0; i < hs; i++) {
-                    double acc = 0;
-                    for (int s = 0; s <= t; s++) acc += p[s] * qkv[qkv_at(b, s, 2, h, T, C, hs) + i];
-                    yr[i] = (float)acc;
+                for (int i0 = 0; i0 < hs; i0 += ATT_SLICE) {
+                    int w = hs - i0 < ATT_SLICE ? hs - i0 : ATT_SLICE;
+                    double acc[ATT_SLICE] = {0};
+                    for (int s = 0; s <= t; s++) {
+                        const float *v = qkv + qkv_at(b, s, 2, h, T, C, hs) + i0;
+                        for (int i = 0; i < w; i++) acc[i] += p[s] * v[i];
+                    }
+                    for (int i = 0; i < w; i++) yr[i0 + i] = (float)acc[i];
                 }
             }
 }
