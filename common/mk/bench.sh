@@ -8,7 +8,13 @@
 #   out/bench/allreduce_busbw.png       busbw against size, one panel per run
 #   out/bench/ddp_buckets.tsv, .png     DDP step time against bucket_cap_mb, overlap on and off, on 2
 #                                       ranks over the emulated nvlink preset (lesson 05)
-# BENCH_END=64M BENCH_FACTOR=4 BENCH_NPS="2 3 4" change the sweep. Exit status 1 if any result was wrong.
+#   out/bench/gpt_speed.tsv             GPT training tokens/s (gpt-small, lesson 01's CPU reference) at
+#                                       1 and 2 threads, and PyTorch's on the same model and work when
+#                                       $PYTHON (default python3) imports torch: PyTorch is not a course
+#                                       dependency, so without it the comparison is one line saying so.
+#                                       Then the parity of loss and gradients (lessons/01-trainer/gpt_torch.py)
+# BENCH_END=64M BENCH_FACTOR=4 BENCH_NPS="2 3 4" change the sweep; BENCH_GPT_STEPS (10) and
+# BENCH_GPT_THREADS ("1 2") the GPT's. Exit status 1 if any result was wrong.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -70,6 +76,35 @@ for cap in ${BENCH_CAPS:-0.05 0.25 1 4 25}; do
     printf '%s\t%s\t%s\t%s\n' "$cap" "$nb" "$t_on" "$t_off" >>"$OUT/ddp_buckets.tsv"
     awk -v c="$cap" -v n="$nb" -v a="$t_on" -v b="$t_off" 'BEGIN { printf "%14s %8s %16.1f %16.1f %7.0f%%\n", c, n, a, b, 100 * (b - a) / b }'
 done
+
+echo
+echo "== GPT training speed (lesson 01's CPU reference): gpt-small, batch 4x128, forward+backward+AdamW =="
+G=build/solutions/01-trainer/bench_gpt
+GT=lessons/01-trainer/gpt_torch.py
+PYTHON=${PYTHON:-python3}
+GA="--model gpt-small --batch 4 --seq 128 --warmup 3 --steps ${BENCH_GPT_STEPS:-10}"
+if "$PYTHON" -c 'import torch' >/dev/null 2>&1; then torch=1; else
+    torch=0
+    echo "PyTorch comparison skipped: $PYTHON cannot import torch (not a course dependency; PYTHON=/path/to/python make bench picks another interpreter)"
+fi
+printf '# threads\tours_tokens_per_s\ttorch_tokens_per_s\n' >"$OUT/gpt_speed.tsv"
+printf '%8s %16s %16s %14s\n' threads "ours (tok/s)" "PyTorch (tok/s)" ours/PyTorch
+for th in ${BENCH_GPT_THREADS:-1 2}; do
+    ours=$("$G" $GA --threads "$th" | sed -n 's/^tokens_per_s \([0-9.]*\).*/\1/p')
+    [ -n "$ours" ] || { echo "bench_gpt --threads $th gave no tokens_per_s line"; status=1; continue; }
+    ref=
+    [ "$torch" = 1 ] && ref=$("$PYTHON" "$GT" bench $GA --threads "$th" | sed -n 's/^tokens_per_s \([0-9.]*\).*/\1/p')
+    printf '%s\t%s\t%s\n' "$th" "$ours" "$ref" >>"$OUT/gpt_speed.tsv"
+    awk -v t="$th" -v a="$ours" -v b="$ref" 'BEGIN { if (b == "") printf "%8s %16.0f %16s %14s\n", t, a, "-", "-"
+        else printf "%8s %16.0f %16.0f %13.2fx\n", t, a, b, a / b }'
+done
+if [ "$torch" = 1 ]; then
+    # The same parameters and batch through both: loss and every gradient within float32 rounding.
+    if "$G" --model gpt-small --batch 2 --seq 128 --dump "$OUT/gpt_parity.bin" >/dev/null; then
+        par=$("$PYTHON" "$GT" parity "$OUT/gpt_parity.bin") || status=1
+        echo "$par"
+    else status=1; fi
+fi
 
 if command -v gnuplot >/dev/null 2>&1; then
     gnuplot <<GP && echo "wrote $OUT/ddp_buckets.png"
