@@ -1,5 +1,6 @@
 # The trainers with --model gpt-tiny: it learns, DDP and accumulation are equivalent to one process
 # on the global batch, a resume is bit-identical, a resume with another model and FSDP are refused.
+# shellcheck disable=SC2086 # the flag strings ($G, $E, $R, $QUICK) are meant to split into words
 . "$(dirname "$0")/lib.sh"
 EQUIV=$BUILD/grading/equiv
 SOL=$BUILD/solutions
@@ -9,7 +10,7 @@ G="--model gpt-tiny --data $FIX --val none --log-every 1000"
 # 2.94 nats, the best any model that ignores the context can reach; the mean of the last 20 of 300
 # steps must be below 2.80, which takes using the context (it reaches about 2.52).
 if $TRAIN $G --batch 32 --steps 300 --lr 1e-2 --warmup 10 --loss-csv "$TMP/loss.csv" >"$TMP/log" 2>&1; then
-    # shellcheck disable=SC2046
+    # shellcheck disable=SC2046 # two numbers, split on purpose
     set -- $(awk -F, 'NR == 2 {f = $2} NR > 281 {s += $2; n++} END {printf "%.4f %.4f", f, s / n}' "$TMP/loss.csv")
     if awk -v f="$1" -v l="$2" 'BEGIN {exit !(f > 3.2 && f < 3.4 && l < 2.80)}'; then
         pass "gpt-tiny learns: loss $1 at step 1 (ln 27 = 3.296), $2 over steps 281..300 (unigram entropy 2.94)"
@@ -24,13 +25,11 @@ fi
 # reference's spread from lesson 06's accumulation over 2 and 4 micro-batches), and lesson 06 on
 # 2 ranks with 2 micro-batches each.
 E="$G --steps 8 --lr 1e-2 --seed 3"
-# shellcheck disable=SC2086
 if $TRAIN $E --batch 8 --dump "$TMP/ref.st" >"$TMP/log" 2>&1 &&
     $SOL/06-accum/train_accum $E --batch 8 --accum-steps 2 --dump "$TMP/spread2.st" >"$TMP/log" 2>&1 &&
     $SOL/06-accum/train_accum $E --batch 8 --accum-steps 4 --dump "$TMP/spread4.st" >"$TMP/log" 2>&1; then
     SPREAD="--spread $TMP/spread2.st --spread $TMP/spread4.st"
     for run in "05-ddp/train_ddp" "06-accum/train_accum --accum-steps 2"; do
-        # shellcheck disable=SC2086
         if ! "$MPIRUN" -np 2 $SOL/$run $E --batch 4 --dump "$TMP/sub.st" >"$TMP/log" 2>&1; then
             fail "gpt-tiny $run on 2 ranks: $(tail -n 2 "$TMP/log")"
         elif "$EQUIV" "$TMP/ref.st" "$TMP/sub.st" --batch 4 --world 2 --lr 1e-2 $SPREAD >"$TMP/eq" 2>&1; then
