@@ -415,6 +415,13 @@ static void step_path(char *out, size_t n, const char *path, int64_t step) {
     snprintf(out, n, "%.*s.step%lld%s", (int)(dot - path), path, (long long)step, dot);
 }
 
+/* Tokens the model predicts per step: one per example for the MLP, every position of the window for
+ * a GPT (what tok/s means in both). */
+static double tokens_per_step(const trainer_t *t) {
+    double per_example = t->model.cfg.kind == MODEL_GPT ? t->cfg.context : 1;
+    return (double)t->local_batch * t->world_size * per_example;
+}
+
 void trainer_run(trainer_t *t, train_step_fn step_fn) {
     trainer_config_t *c = &t->cfg;
     if (!t->full_params) t->full_params = full_params_default;
@@ -451,7 +458,7 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
             t->dump_grads = t->rank == 0 ? dp_malloc(model_num_params(&t->model) * sizeof(float)) : NULL;
             t->full_grads(t, t->dump_grads);
         }
-        logger_step(&t->log, (int)s, loss, lr, dt, (double)t->local_batch * t->world_size);
+        logger_step(&t->log, (int)s, loss, lr, dt, tokens_per_step(t));
         float val = NAN;
         /* the final evaluation too, so that it goes into the last step's CSV row: one row per step */
         bool last = s + 1 == c->steps;
@@ -473,9 +480,9 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
     if (!isnan(val)) logger_line(&t->log, "final val loss %.4f after %lld steps", val, (long long)t->step);
     loss_csv_close(&csv);
     if (t->steps_timed > 0)
-        logger_line(
-            &t->log, "mean %.2f ms/step, %.0f tokens/s over %lld steps", 1e3 * t->step_time_sum / t->steps_timed,
-            (double)t->local_batch * t->world_size * t->steps_timed / t->step_time_sum, (long long)t->steps_timed);
+        logger_line(&t->log, "mean %.2f ms/step, %.0f tokens/s over %lld steps",
+                    1e3 * t->step_time_sum / t->steps_timed,
+                    tokens_per_step(t) * (double)t->steps_timed / t->step_time_sum, (long long)t->steps_timed);
     if (c->save) t->save(t, c->save);
     if (c->dump) write_dump(t, first, t->step);
     if (c->stats) write_stats(t);
