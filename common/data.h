@@ -14,6 +14,9 @@
  *
  * An example is a window of the token stream: the `context` tokens at positions [i, i+context)
  * and the token at i+context to predict, for i in [0, n_tokens - context).
+ * A GPT (lesson 01's --model gpt-*) reads the same window of context+1 tokens and predicts each
+ * token after the first: model_forward shifts the window itself (model.h), so an example is the same
+ * for both models and the orders below index them alike.
  *
  * The order: epoch e visits the examples in a permutation drawn from the counter-based RNG stream
  * (seed, e); global batch s takes the next `batch` examples of that order. The last partial batch of

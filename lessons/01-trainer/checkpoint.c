@@ -3,7 +3,8 @@
  *   tensors   <name>            parameters, e.g. "h.0.weight"
  *             optim.m.<name>    AdamW first moment (SGD: the momentum buffer)
  *             optim.v.<name>    AdamW second moment
- *   metadata  format, step, optim_t, optimizer, model (the sizes), seed, global_batch, crc32, header_crc32
+ *   metadata  format, step, optim_t, optimizer, model (the kind and sizes: model_config_string), seed,
+ *             global_batch, crc32, header_crc32
  *
  * The data order is a function of (seed, step) and the model and optimizer state are stored
  * exactly, so a resumed run repeats the uninterrupted one bit for bit. Anything that does not fit
@@ -19,11 +20,6 @@
 #include <string.h>
 
 #define CKPT_FORMAT "dpc-checkpoint-1"
-
-static void model_string(const model_config_t *c, char *out, size_t n) {
-    snprintf(out, n, "vocab=%d context=%d embed=%d hidden=%d layers=%d", c->vocab, c->context, c->embed, c->hidden,
-             c->layers);
-}
 
 void checkpoint_write(const checkpoint_parts_t *p, const char *path) {
     const flat_layout_t *L = p->layout;
@@ -45,7 +41,7 @@ void checkpoint_write(const checkpoint_parts_t *p, const char *path) {
     snprintf(val, sizeof val, "%" PRId64, p->optim_t);
     st_writer_meta(w, "optim_t", val);
     st_writer_meta(w, "optimizer", p->optimizer);
-    model_string(p->model, val, sizeof val);
+    model_config_string(p->model, val, sizeof val);
     st_writer_meta(w, "model", val);
     snprintf(val, sizeof val, "%" PRIu64, p->seed);
     st_writer_meta(w, "seed", val);
@@ -108,11 +104,11 @@ void checkpoint_load(trainer_t *t, const char *path) {
                  fmt ? fmt : "none", CKPT_FORMAT);
     model_t *m = &t->model;
     char want[160];
-    model_string(&m->cfg, want, sizeof want);
+    model_config_string(&m->cfg, want, sizeof want);
     const char *have = st_meta(&f, "model");
     if (!have || strcmp(have, want))
-        dp_fatal("checkpoint %s was saved for a different model (%s); this run has %s — use the same --preset or "
-                 "size flags",
+        dp_fatal("checkpoint %s was saved for a different model (%s); this run has %s — use the same --model, --preset "
+                 "or size flags",
                  path, have ? have : "unknown", want);
     const char *opt = st_meta(&f, "optimizer");
     const char *mine = t->optim.kind == OPTIM_ADAMW ? "adamw" : "sgd";

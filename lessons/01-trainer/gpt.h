@@ -108,7 +108,7 @@ typedef struct {
     float *res_out;                   /* [N, C] x after the MLP's residual add: the block's output */
 } gpt_block_acts_t;
 
-typedef struct {
+typedef struct gpt {
     gpt_config_t cfg;
     const ops_t *ops; /* must be OPS_CPU: this is the CPU reference */
     flat_layout_t layout;

@@ -2,6 +2,7 @@
  * gradient-ready hook. The per-layer math lives in linear.c and xent.c. */
 #include "model.h"
 
+#include "gpt.h"
 #include "layers.h"
 #include "rng.h"
 #ifdef DPC_HAVE_CUDA
@@ -43,7 +44,32 @@ static void xent_bwd(model_t *m, int B, float grad_scale) {
     xent_backward(m->probs, m->targets, B, m->cfg.vocab, grad_scale, m->dlogits);
 }
 
+static gpt_config_t gpt_config(const model_config_t *c) {
+    return (gpt_config_t){c->vocab, c->context, c->embed, c->heads, c->layers};
+}
+
+int model_gpt_preset(const char *name, int vocab, model_config_t *cfg) {
+    gpt_config_t g;
+    if (gpt_preset(name, &g) != 0) return -1;
+    *cfg = (model_config_t){vocab, g.context, g.channels, 4 * g.channels, g.layers, MODEL_GPT, g.heads};
+    return 0;
+}
+
+void model_config_string(const model_config_t *c, char *out, size_t n) {
+    if (c->kind == MODEL_GPT)
+        snprintf(out, n, "gpt vocab=%d context=%d channels=%d heads=%d layers=%d", c->vocab, c->context, c->embed,
+                 c->heads, c->layers);
+    else
+        snprintf(out, n, "vocab=%d context=%d embed=%d hidden=%d layers=%d", c->vocab, c->context, c->embed, c->hidden,
+                 c->layers);
+}
+
 int model_check_config(const model_config_t *c, char *err, size_t errlen) {
+    if (c->kind == MODEL_GPT) {
+        gpt_config_t g = gpt_config(c);
+        return gpt_check_config(&g, err, errlen);
+    }
+    if (c->kind != MODEL_MLP) return dp_error(err, errlen, "model kind %d is not one this course has", (int)c->kind);
     const struct {
         const char *name;
         int value, max;
@@ -68,6 +94,11 @@ int model_check_config(const model_config_t *c, char *err, size_t errlen) {
 }
 
 void model_layout(flat_layout_t *L, const model_config_t *c) {
+    if (c->kind == MODEL_GPT) {
+        gpt_config_t g = gpt_config(c);
+        gpt_layout(L, &g);
+        return;
+    }
     flat_layout_init(L);
     flat_layout_add(L, "wte", 2, (size_t[]){(size_t)c->vocab, (size_t)c->embed});
     char name[FLAT_MAX_NAME];
@@ -94,6 +125,23 @@ void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max
     m->ops = ops;
     m->mem = mem;
     m->max_batch = max_batch;
+    if (cfg->kind == MODEL_GPT) {
+        /* share the gpt_t's arrays (model.h): one layout, one set of params, grads and units */
+        gpt_config_t g = gpt_config(cfg);
+        m->gpt = dp_calloc(1, sizeof(gpt_t));
+        gpt_init(m->gpt, &g, ops, max_batch, seed, mem);
+        m->layout = m->gpt->layout;
+        m->params = m->gpt->params;
+        m->grads = m->gpt->grads;
+        m->nunits = m->gpt->nunits;
+        m->unit_offset = m->gpt->unit_offset;
+        m->unit_numel = m->gpt->unit_numel;
+        m->unit_of = m->gpt->unit_of;
+        m->unit_params = m->gpt->unit_params;
+        m->unit_grads = m->gpt->unit_grads;
+        m->gpt_targets = dp_calloc((size_t)max_batch * (size_t)cfg->context, sizeof(int32_t));
+        return;
+    }
     model_layout(&m->layout, cfg);
     size_t n = m->layout.numel;
     m->params = alloc_tracked(m, MEM_PARAMS, n);
@@ -138,6 +186,10 @@ void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max
 }
 
 void model_reset_params(model_t *m, uint64_t seed) {
+    if (m->gpt) {
+        gpt_reset_params(m->gpt, seed);
+        return;
+    }
     /* On the host, in registration order, from one RNG stream. */
     size_t n = m->layout.numel;
     float *host = dp_malloc(n * sizeof(float));
@@ -175,6 +227,13 @@ float *model_grad(const model_t *m, int i) {
     } while (0)
 
 void model_free(model_t *m) {
+    if (m->gpt) { /* the shared arrays are the gpt_t's: freed once, by gpt_free */
+        gpt_free(m->gpt);
+        free(m->gpt);
+        free(m->gpt_targets);
+        memset(m, 0, sizeof *m);
+        return;
+    }
     float *bufs[] = {m->params, m->grads, m->x0, m->logits, m->probs, m->losses, m->dlogits, m->dh_a, m->dh_b};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) ops_free(m->ops, bufs[i]);
     for (int l = 0; l < m->cfg.layers; l++) ops_free(m->ops, m->h[l]);
@@ -197,9 +256,25 @@ size_t model_num_params(const model_t *m) { return m->layout.numel; }
 
 void model_zero_grad(model_t *m) { ops_fill(m->ops, m->grads, 0.0f, m->layout.numel); }
 
+/* The GPT's forward: its targets are the window shifted by one (model.h), and the hooks and trace
+ * a later lesson set on m go to the gpt_t that calls them. */
+static float gpt_model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int B) {
+    int T = m->cfg.context;
+    for (int b = 0; b < B; b++) {
+        int32_t *tg = m->gpt_targets + (size_t)b * T;
+        memcpy(tg, ctx + (size_t)b * T + 1, (size_t)(T - 1) * sizeof(int32_t));
+        tg[T - 1] = targets[b];
+    }
+    m->gpt->unit_hooks = m->unit_hooks;
+    m->gpt->trace = m->trace;
+    m->batch = B;
+    return gpt_forward(m->gpt, ctx, m->gpt_targets, B, T);
+}
+
 float model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int B) {
     const model_config_t *c = &m->cfg;
     if (B < 1 || B > m->max_batch) dp_fatal("forward on %d examples, the model was sized for 1..%d", B, m->max_batch);
+    if (m->gpt) return gpt_model_forward(m, ctx, targets, B);
     double t0 = dp_now();
     m->batch = B;
     memcpy(m->ctx, ctx, (size_t)B * c->context * sizeof(int32_t));
@@ -242,6 +317,12 @@ void model_backward(model_t *m, float grad_scale, grad_ready_fn hook, void *hook
     const model_config_t *c = &m->cfg;
     int B = m->batch;
     if (B < 1) dp_fatal("backward called before any forward");
+    if (m->gpt) {
+        m->gpt->unit_hooks = m->unit_hooks;
+        m->gpt->trace = m->trace;
+        gpt_backward(m->gpt, grad_scale, hook, hook_ctx);
+        return;
+    }
     double t0 = dp_now();
     char span[32];
 

@@ -32,12 +32,19 @@
 
 #include <stdint.h>
 
+/* Which network a model_t is. MODEL_MLP (0, so that a config written as {V, T, E, H, L} is the
+ * MLP) is the network pictured above; MODEL_GPT is gpt.h's transformer, which model_t wraps so that
+ * every lesson's code and every student file drives it through the same model_t (see below). */
+typedef enum { MODEL_MLP = 0, MODEL_GPT = 1 } model_kind_t;
+
 typedef struct {
     int vocab;   /* V */
     int context; /* T */
-    int embed;   /* E */
-    int hidden;  /* H */
-    int layers;  /* L: hidden Linear+tanh layers, >= 1 */
+    int embed;   /* E (a GPT: its channels C) */
+    int hidden;  /* H (a GPT: its MLP's width 4C, implied by C and not checked) */
+    int layers;  /* L: hidden Linear+tanh layers, >= 1 (a GPT: transformer blocks) */
+    model_kind_t kind;
+    int heads; /* a GPT only: attention heads NH, C % NH == 0 */
 } model_config_t;
 
 typedef void (*grad_ready_fn)(void *ctx, int param_index);
@@ -55,9 +62,24 @@ typedef struct {
     void (*post_backward)(void *ctx, int unit);
 } model_unit_hooks_t;
 
+struct gpt;
+
+/* A GPT inside model_t. model_t owns a gpt_t and SHARES its layout, params, grads and unit arrays
+ * (the fields below point at the gpt_t's own), and forwards unit_hooks and trace to it on every
+ * forward and backward: DDP's buckets, FSDP's units, the optimizer, checkpoints and dumps see one
+ * flat layout whichever the network is. The MLP's activation fields below stay NULL.
+ *
+ * Its examples are the MLP's: ctx [B, T] and ONE target per example, the token after the window.
+ * The GPT predicts at every position, and its targets are the window shifted by one — ctx[b, 1..T)
+ * then targets[b] — so model_forward builds them from these two and nothing upstream changes (a
+ * student's accumulation step slices t->targets one per example, as for the MLP). Its loss is the
+ * mean over the B·T positions: every example counts T, so the mean of equal micro-batches' or
+ * ranks' means is the global mean, as for the MLP. */
 typedef struct {
     model_config_t cfg;
     const ops_t *ops;
+    struct gpt *gpt;      /* cfg.kind == MODEL_GPT: the network; NULL for the MLP */
+    int32_t *gpt_targets; /* a GPT: [max_batch, T] the shifted window of the last forward */
     flat_layout_t layout; /* the parameters' names, shapes, offsets */
     float *params;        /* layout.numel floats */
     float *grads;         /* layout.numel floats, same layout */
@@ -110,7 +132,15 @@ void model_layout(flat_layout_t *layout, const model_config_t *cfg);
 void model_free(model_t *m);
 size_t model_num_params(const model_t *m);
 
-/* Forward on B examples (ctx [B, T], targets [B]); returns the mean cross-entropy loss. */
+/* "vocab=V context=T embed=E hidden=H layers=L" for the MLP (what checkpoints have always held),
+ * "gpt vocab=V context=T channels=C heads=NH layers=L" for a GPT: a checkpoint's identity. */
+void model_config_string(const model_config_t *cfg, char *out, size_t n);
+/* A GPT preset's config (gpt-tiny, gpt-small; gpt.h) with the vocabulary `vocab`: 0, or -1 for an
+ * unknown name. */
+int model_gpt_preset(const char *name, int vocab, model_config_t *cfg);
+
+/* Forward on B examples (ctx [B, T], targets [B]); returns the mean cross-entropy loss (a GPT: over
+ * the B·T positions, see above). */
 float model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int B);
 /* Backward of the last forward. Gradients ACCUMULATE into m->grads (zero them first for a fresh
  * step). grad_scale multiplies the gradient of the mean loss (1 for plain training, 1/k when k

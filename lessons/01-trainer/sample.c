@@ -1,7 +1,9 @@
 /* sample.c — let the model write: start from a context of word separators, draw each next
- * character from the softmax, slide the context, repeat. */
+ * character from the softmax, slide the context, repeat. A GPT predicts at every position of the
+ * window: the next character's distribution is its last position's. */
 #include "trainer.h"
 
+#include "gpt.h"
 #include "rng.h"
 #include "util.h"
 
@@ -16,7 +18,8 @@ void sample_text(model_t *m, const dataset_t *vocab, int n, uint64_t seed, char 
     rng_init(&r, seed);
     for (int i = 0; i < n; i++) {
         model_forward(m, ctx, &target, 1);
-        ops_to_host(m->ops, probs, m->probs, (size_t)V);
+        const float *p = m->gpt ? m->gpt->probs + (size_t)(T - 1) * V : m->probs;
+        ops_to_host(m->ops, probs, p, (size_t)V);
         float u = rng_uniform(&r), acc = 0;
         int next = V - 1;
         for (int v = 0; v < V; v++) {

@@ -34,6 +34,7 @@ static void defaults(trainer_config_t *c) {
     memset(c, 0, sizeof *c);
     c->data = "build/data/words-train.tok";
     c->val = "build/data/words-val.tok";
+    c->model = "mlp";
     c->preset = "default";
     c->context = c->embed = c->hidden = c->layers = 0; /* 0: from the preset */
     c->batch = 64;
@@ -64,11 +65,15 @@ static cli_opt_t *options(trainer_config_t *c) {
     const cli_opt_t table[] = {
         {"data", CLI_STRING, &c->data, "training set (.tok, see datasets/README.md)"},
         {"val", CLI_STRING, &c->val, "validation set, or 'none'"},
-        {"preset", CLI_CHOICE, &c->preset, "model size", .choices = "tiny|small|default|large"},
-        {"context", CLI_INT, &c->context, "context length T (0: from --preset)", .min = 0, .max = 1024},
-        {"embed", CLI_INT, &c->embed, "embedding width E (0: from --preset)", .min = 0, .max = 65536},
-        {"hidden", CLI_INT, &c->hidden, "hidden width H (0: from --preset)", .min = 0, .max = 65536},
-        {"layers", CLI_INT, &c->layers, "hidden layers L (0: from --preset)", .min = 0, .max = 256},
+        {"model", CLI_CHOICE, &c->model,
+         "the network: the MLP, or a GPT whose preset fixes context, channels, heads and blocks (vocabulary from "
+         "--data; CPU only)",
+         .choices = "mlp|gpt-tiny|gpt-small"},
+        {"preset", CLI_CHOICE, &c->preset, "the MLP's size", .choices = "tiny|small|default|large"},
+        {"context", CLI_INT, &c->context, "the MLP's context length T (0: from --preset)", .min = 0, .max = 1024},
+        {"embed", CLI_INT, &c->embed, "the MLP's embedding width E (0: from --preset)", .min = 0, .max = 65536},
+        {"hidden", CLI_INT, &c->hidden, "the MLP's hidden width H (0: from --preset)", .min = 0, .max = 65536},
+        {"layers", CLI_INT, &c->layers, "the MLP's hidden layers L (0: from --preset)", .min = 0, .max = 256},
         {"batch", CLI_INT, &c->batch, "examples per step on each rank", .min = 1, .max = 1 << 20},
         {"steps", CLI_INT, &c->steps, "optimizer steps in all", .min = 0, .max = 1 << 30},
         {"optimizer", CLI_CHOICE, &c->optimizer, "update rule", .choices = "adamw|sgd"},
@@ -113,7 +118,23 @@ static cli_opt_t *options(trainer_config_t *c) {
     return all;
 }
 
-static void apply_preset(trainer_config_t *c) {
+/* The model's sizes: the MLP's from --preset and the size flags; a GPT's from its preset, with the
+ * vocabulary of the data (known later: mc->vocab is set by the caller). c->context becomes the GPT's
+ * block size, so that the data pipeline cuts windows of that length. */
+static void apply_preset(trainer_config_t *c, model_config_t *mc) {
+    if (strcmp(c->model, "mlp") != 0) {
+        const char *size_flag = c->context  ? "--context"
+                                : c->embed  ? "--embed"
+                                : c->hidden ? "--hidden"
+                                : c->layers ? "--layers"
+                                            : NULL;
+        if (size_flag)
+            cli_usage_error("%s sizes the MLP; --model %s has its preset's sizes (see lessons/01-trainer/gpt.h)",
+                            size_flag, c->model);
+        if (model_gpt_preset(c->model, 0, mc) != 0) cli_usage_error("--model %s is not a preset of gpt.h", c->model);
+        c->context = mc->context;
+        return;
+    }
     for (const preset_t *p = presets; p->name; p++) {
         if (strcmp(p->name, c->preset)) continue;
         if (!c->context) c->context = p->context;
@@ -121,6 +142,7 @@ static void apply_preset(trainer_config_t *c) {
         if (!c->hidden) c->hidden = p->hidden;
         if (!c->layers) c->layers = p->layers;
     }
+    *mc = (model_config_t){0, c->context, c->embed, c->hidden, c->layers, MODEL_MLP, 0};
 }
 
 static bool is_none(const char *path) { return !path || !strcmp(path, "none"); }
@@ -155,7 +177,11 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     }
     cli_parse(argc, argv, opts, usage);
     free(opts);
-    apply_preset(c);
+    model_config_t mc;
+    apply_preset(c, &mc);
+    if (mc.kind == MODEL_GPT && !strcmp(c->device, "cuda"))
+        cli_usage_error("--model %s runs on the CPU only: the GPT's CUDA kernels are not written yet; use --device cpu",
+                        c->model);
 
     t->comm = comm_init(&argc, &argv, &c->comm);
     t->infra = comm_dup(t->comm, "infra", false);
@@ -182,7 +208,7 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
         data_order_init(&t->order, c->seed, L, global);
 
     t->ops = ops_create(!strcmp(c->device, "cuda") ? OPS_CUDA : OPS_CPU, c->threads);
-    model_config_t mc = {(int)t->train.vocab_size, c->context, c->embed, c->hidden, c->layers};
+    mc.vocab = (int)t->train.vocab_size;
     model_init(&t->model, &mc, t->ops, c->batch, c->seed, &t->mem);
     t->model.trace = t->trace;
     size_t n = model_num_params(&t->model);
@@ -197,7 +223,14 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     t->losses = dp_calloc((size_t)c->steps + 1, sizeof(float));
     if (c->resume) checkpoint_load(t, c->resume);
     logger_init(&t->log, c->log_every, c->steps, t->rank);
-    if (t->rank == 0)
+    if (t->rank == 0 && mc.kind == MODEL_GPT)
+        logger_line(
+            &t->log,
+            "%s: %zu parameters (%s: context %d, channels %d, heads %d, blocks %d), %d rank%s x batch %d, %s on "
+            "%s",
+            dp_progname(), n, c->model, mc.context, mc.embed, mc.heads, mc.layers, t->world_size,
+            t->world_size > 1 ? "s" : "", c->batch, c->optimizer, c->device);
+    else if (t->rank == 0)
         logger_line(&t->log,
                     "%s: %zu parameters (context %d, embed %d, hidden %d, layers %d), %d rank%s x batch %d, %s on %s",
                     dp_progname(), n, c->context, c->embed, c->hidden, c->layers, t->world_size,
@@ -382,6 +415,13 @@ static void step_path(char *out, size_t n, const char *path, int64_t step) {
     snprintf(out, n, "%.*s.step%lld%s", (int)(dot - path), path, (long long)step, dot);
 }
 
+/* Tokens the model predicts per step: one per example for the MLP, every position of the window for
+ * a GPT (what tok/s means in both). */
+static double tokens_per_step(const trainer_t *t) {
+    double per_example = t->model.cfg.kind == MODEL_GPT ? t->cfg.context : 1;
+    return (double)t->local_batch * t->world_size * per_example;
+}
+
 void trainer_run(trainer_t *t, train_step_fn step_fn) {
     trainer_config_t *c = &t->cfg;
     if (!t->full_params) t->full_params = full_params_default;
@@ -418,7 +458,7 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
             t->dump_grads = t->rank == 0 ? dp_malloc(model_num_params(&t->model) * sizeof(float)) : NULL;
             t->full_grads(t, t->dump_grads);
         }
-        logger_step(&t->log, (int)s, loss, lr, dt, (double)t->local_batch * t->world_size);
+        logger_step(&t->log, (int)s, loss, lr, dt, tokens_per_step(t));
         float val = NAN;
         /* the final evaluation too, so that it goes into the last step's CSV row: one row per step */
         bool last = s + 1 == c->steps;
@@ -440,9 +480,9 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
     if (!isnan(val)) logger_line(&t->log, "final val loss %.4f after %lld steps", val, (long long)t->step);
     loss_csv_close(&csv);
     if (t->steps_timed > 0)
-        logger_line(
-            &t->log, "mean %.2f ms/step, %.0f tokens/s over %lld steps", 1e3 * t->step_time_sum / t->steps_timed,
-            (double)t->local_batch * t->world_size * t->steps_timed / t->step_time_sum, (long long)t->steps_timed);
+        logger_line(&t->log, "mean %.2f ms/step, %.0f tokens/s over %lld steps",
+                    1e3 * t->step_time_sum / t->steps_timed,
+                    tokens_per_step(t) * (double)t->steps_timed / t->step_time_sum, (long long)t->steps_timed);
     if (c->save) t->save(t, c->save);
     if (c->dump) write_dump(t, first, t->step);
     if (c->stats) write_stats(t);

@@ -245,6 +245,12 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on) {
     f->rank = t->rank;
     f->prefetch = prefetch_on;
     model_t *m = &t->model;
+    /* The GPT's tied wte (unit 0) is gathered twice in a forward and stays gathered through the whole
+     * backward, and the prefetcher, which assumes each unit is used once in order, can then lose a
+     * request and leave the ranks' gathers out of step: not sharded until that is handled. */
+    if (m->gpt)
+        dp_fatal("train_fsdp does not shard --model %s yet (its tied embedding is used twice); use --model mlp",
+                 t->cfg.model);
     if (t->cfg.sample)
         dp_fatal(
             "--sample needs the whole model on one rank: consolidate the checkpoint and sample with train --resume");

@@ -1,0 +1,67 @@
+# The trainers with --model gpt-tiny: it learns, DDP and accumulation are equivalent to one process
+# on the global batch, a resume is bit-identical, a resume with another model and FSDP are refused.
+# shellcheck disable=SC2086 # the flag strings ($G, $E, $R, $QUICK) are meant to split into words
+. "$(dirname "$0")/lib.sh"
+EQUIV=$BUILD/grading/equiv
+SOL=$BUILD/solutions
+G="--model gpt-tiny --data $FIX --val none --log-every 1000"
+
+# 1. It learns. A fresh model is near uniform: loss ln 27 = 3.296. The tiny set's unigram entropy is
+# 2.94 nats, the best any model that ignores the context can reach; the mean of the last 20 of 300
+# steps must be below 2.80, which takes using the context (it reaches about 2.52).
+if $TRAIN $G --batch 32 --steps 300 --lr 1e-2 --warmup 10 --loss-csv "$TMP/loss.csv" >"$TMP/log" 2>&1; then
+    # shellcheck disable=SC2046 # two numbers, split on purpose
+    set -- $(awk -F, 'NR == 2 {f = $2} NR > 281 {s += $2; n++} END {printf "%.4f %.4f", f, s / n}' "$TMP/loss.csv")
+    if awk -v f="$1" -v l="$2" 'BEGIN {exit !(f > 3.2 && f < 3.4 && l < 2.80)}'; then
+        pass "gpt-tiny learns: loss $1 at step 1 (ln 27 = 3.296), $2 over steps 281..300 (unigram entropy 2.94)"
+    else
+        fail "gpt-tiny does not learn: loss $1 at step 1, $2 over steps 281..300 (want < 2.80)"
+    fi
+else
+    fail "gpt-tiny training run: $(tail -n 2 "$TMP/log")"
+fi
+
+# 2. DDP on 2 ranks x 4 against one process on 8, as grading/lessons/train-equiv.sh judges it (the
+# reference's spread from lesson 06's accumulation over 2 and 4 micro-batches), and lesson 06 on
+# 2 ranks with 2 micro-batches each.
+E="$G --steps 8 --lr 1e-2 --seed 3"
+if $TRAIN $E --batch 8 --dump "$TMP/ref.st" >"$TMP/log" 2>&1 &&
+    $SOL/06-accum/train_accum $E --batch 8 --accum-steps 2 --dump "$TMP/spread2.st" >"$TMP/log" 2>&1 &&
+    $SOL/06-accum/train_accum $E --batch 8 --accum-steps 4 --dump "$TMP/spread4.st" >"$TMP/log" 2>&1; then
+    SPREAD="--spread $TMP/spread2.st --spread $TMP/spread4.st"
+    for run in "05-ddp/train_ddp" "06-accum/train_accum --accum-steps 2"; do
+        if ! "$MPIRUN" -np 2 $SOL/$run $E --batch 4 --dump "$TMP/sub.st" >"$TMP/log" 2>&1; then
+            fail "gpt-tiny $run on 2 ranks: $(tail -n 2 "$TMP/log")"
+        elif "$EQUIV" "$TMP/ref.st" "$TMP/sub.st" --batch 4 --world 2 --lr 1e-2 $SPREAD >"$TMP/eq" 2>&1; then
+            pass "gpt-tiny $run, 2 ranks x 4, equivalent to 1 process x 8: $(grep '^params' "$TMP/eq")"
+        else
+            fail "gpt-tiny $run, 2 ranks x 4, not equivalent to 1 process x 8: $(grep FAIL "$TMP/eq" | head -n 3)"
+        fi
+    done
+else
+    fail "gpt-tiny reference runs: $(tail -n 2 "$TMP/log")"
+fi
+
+# 3. A resume continues bit-identically; resuming into the MLP is refused.
+R="$G --batch 8 --steps 20 --lr 1e-2 --warmup 3"
+$TRAIN $R --dump "$TMP/full.st" >/dev/null 2>&1 || fail "gpt-tiny uninterrupted run"
+$TRAIN $R --save-every 10 --save "$TMP/ck.safetensors" >/dev/null 2>&1 || fail "gpt-tiny run that checkpoints"
+$TRAIN $R --resume "$TMP/ck.step10.safetensors" --dump "$TMP/resumed.st" >/dev/null 2>&1 || fail "gpt-tiny resumed run"
+if "$EQUIV" "$TMP/full.st" "$TMP/resumed.st" --exact --ref-offset 10 >"$TMP/eq" 2>&1; then
+    pass "gpt-tiny resume after 10 of 20 steps: losses and final parameters bit-identical"
+else
+    fail "gpt-tiny resume is not bit-identical: $(grep FAIL "$TMP/eq" | head -n 3)"
+fi
+expect_error "gpt checkpoint resumed as the MLP" "different model (gpt vocab=27" \
+    $TRAIN $QUICK --steps 20 --resume "$TMP/ck.step10.safetensors"
+expect_error "gpt on cuda" "CUDA kernels are not written yet" $TRAIN $G --device cuda
+expect_error "an MLP size flag with a gpt" "--hidden sizes the MLP" $TRAIN $G --hidden 16
+
+# 4. FSDP does not shard the GPT yet: refused on every rank (one line each), nothing trained.
+"$MPIRUN" -np 2 $SOL/08-fsdp/train_fsdp $E --batch 4 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc != 0 ] && grep -q "does not shard --model gpt-tiny yet" "$TMP/err" && ! grep -q "^step" "$TMP/out"; then
+    pass "train_fsdp refuses gpt-tiny: $(head -n 1 "$TMP/err")"
+else
+    fail "train_fsdp with gpt-tiny: exit $rc, $(head -c 300 "$TMP/err")"
+fi
