@@ -54,9 +54,11 @@ endif
 # What the grader needs built for lesson NN of the submission (make SUB=dir SUB_O=dir sub-NN). It
 # runs in the sandbox, where the reference build is read-only and lesson NN's part of it hidden:
 # grading/grade makes grader-ready first, so nothing here may depend on the reference lessons.
+# The benchmark programs (bench_*.c) are left out: no check runs them, and linking one more program
+# into every graded submission is time a class's grading spends for nothing.
 define sub_lesson
 .PHONY: sub-$(1)
-sub-$(1): $$(LIBDPC) $$(GRADING_TOOLS) $$($(1)_$(SUB_O)_LIB) $$(patsubst %.c,$$($(1)_$(SUB_O)_DIR)/%,$$(L$(1)_MAINS)) $$(CHECK_$(1)_$(SUB_O))
+sub-$(1): $$(LIBDPC) $$(GRADING_TOOLS) $$($(1)_$(SUB_O)_LIB) $$(patsubst %.c,$$($(1)_$(SUB_O)_DIR)/%,$$(filter-out bench_%,$$(L$(1)_MAINS))) $$(CHECK_$(1)_$(SUB_O))
 endef
 ifdef SUB
 $(foreach l,$(LESSONS),$(eval $(call sub_lesson,$(l))))
