@@ -33,3 +33,29 @@ expect_error() {
         pass "$name: $(cat "$TMP/err")"
     fi
 }
+
+# The graders' oracle for a 2-rank run of 8 examples per rank (grading/lessons/train-equiv.sh and
+# spread.sh, as the graders run them): the reference trainer on one process with the global batch 16
+# into TMP/ref.st, and the same in two other summation orders. equiv_oracle B FLAGS...: B is the
+# reference build; sets SPREAD (equiv's arguments). Returns 1 with the reason on stdout.
+equiv_oracle() {
+    _b=$1
+    shift
+    if ! "$_b/01-trainer/train" "$@" --device cpu --batch 16 --dump "$TMP/ref.st" >"$TMP/ref.log" 2>&1; then
+        echo "the one-process reference run failed: $(tail -n 2 "$TMP/ref.log" | tr '\n' ' ')"
+        return 1
+    fi
+    SPREAD=$(REF_BUILD=$_b sh grading/lessons/spread.sh "$TMP" 16 "$@" --device cpu) || {
+        echo "the reference's spread runs failed: $SPREAD"
+        return 1
+    }
+}
+# equiv_2x8 NAME LABEL: TMP/NAME.st (2 ranks x 8) against the oracle; one PASS/FAIL line.
+equiv_2x8() {
+    # shellcheck disable=SC2086
+    if "$BUILD/grading/equiv" "$TMP/ref.st" "$TMP/$1.st" --batch 8 --world 2 --lr 1e-2 $SPREAD >"$TMP/$1.eq" 2>&1; then
+        pass "$2: equivalent to one process on the global batch: $(grep -m1 '^params' "$TMP/$1.eq")"
+    else
+        fail "$2: not equivalent to one process on the global batch: $(grep -m2 FAIL "$TMP/$1.eq" | tr '\n' ' ' | head -c 400)"
+    fi
+}

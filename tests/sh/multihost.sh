@@ -179,25 +179,11 @@ mh() {
     fi
 }
 
-# the oracle: the reference trainer on one process with the global batch 2 x 8, and the same in two
-# other summation orders (grading/lessons/train-equiv.sh and spread.sh, as the graders run them)
+# the oracle, as the graders run it (equiv_oracle in lib.sh)
 # shellcheck disable=SC2086
-if ! "$B/01-trainer/train" $F --device cpu --batch 16 --dump "$TMP/ref.st" >"$TMP/ref.log" 2>&1; then
-    fail "multihost: the one-process reference run failed: $(tail -n 2 "$TMP/ref.log" | tr '\n' ' ')"
+why=$(equiv_oracle "$B" $F) || {
+    fail "multihost: $why"
     exit 0
-fi
-# shellcheck disable=SC2086
-spread=$(REF_BUILD=$B sh grading/lessons/spread.sh "$TMP" 16 $F --device cpu) || {
-    fail "multihost: the reference's spread runs failed: $spread"
-    exit 0
-}
-equivalent() { # NAME
-    # shellcheck disable=SC2086
-    if "$EQUIV" "$TMP/ref.st" "$TMP/$1.st" --batch 8 --world 2 --lr 1e-2 $spread >"$TMP/$1.eq" 2>&1; then
-        pass "multihost $1: equivalent to one process on the global batch: $(grep -m1 '^params' "$TMP/$1.eq")"
-    else
-        fail "multihost $1: not equivalent to one process on the global batch: $(grep -m2 FAIL "$TMP/$1.eq" | tr '\n' ' ' | head -c 400)"
-    fi
 }
 traffic() { # NAME SENT0 SENT1 WHY EXPECTATIONS...: statcheck, then the interface against the payload
     name=$1 s0=$2 s1=$3 why=$4
@@ -244,7 +230,7 @@ check_params() { # NAME: the model the numbers below are for
 # So rank 0 -> 1: (K+1)G = 152748 bytes in 2K+1 = 17 messages; rank 1 -> 0: KG = 135776 in 16.
 # shellcheck disable=SC2086
 if mh ddp "$B/05-ddp/train_ddp" $F --batch 8 --init-seed-per-rank --stats "$TMP/ddp.json" --dump "$TMP/ddp.st"; then
-    equivalent ddp
+    equiv_2x8 ddp "multihost ddp"
     check_params ddp &&
         traffic ddp $(((K + 1) * G)) $((K * G)) "(K+1)·4P and K·4P: the parameter broadcast, then the whole gradient each way a step" \
             rank0.peer1.msgs_sent=$((2 * K + 1)) rank0.peer1.bytes_sent=$(((K + 1) * G)) \
@@ -266,7 +252,7 @@ FB=$((K * (3 * 4 * C + 4)))
 FM=$((K * (3 * 1 * 4 + 2)))
 # shellcheck disable=SC2086
 if mh fsdp "$B/08-fsdp/train_fsdp" $F --batch 8 --stats "$TMP/fsdp.json" --dump "$TMP/fsdp.st"; then
-    equivalent fsdp
+    equiv_2x8 fsdp "multihost fsdp"
     check_params fsdp &&
         traffic fsdp $FB $FB "K·(3·4·C + 4): per unit two all-gathers and a reduce-scatter of its chunk, and the norm's all-reduce" \
             all.peer+1.msgs_sent=$FM all.peer+1.bytes_sent=$FB all.peer+1.msgs_recv=$FM all.peer+1.bytes_recv=$FB \

@@ -124,23 +124,11 @@ done
 pass "slurm: a private single-node Slurm is up in $(($(date +%s) - start)) s (ports $port, $((port + 1)); MPI plugins: $(srun --mpi=list 2>&1 | sed -n 's/^[[:space:]]*\([a-z0-9_]*\)$/\1/p' | tr '\n' ' '| sed 's/ $//'))"
 
 F="--preset tiny --data $FIX --val none --steps 8 --lr 1e-2 --log-every 1000 --seed 3"
+# the oracle, as the graders run it (equiv_oracle in lib.sh)
 # shellcheck disable=SC2086
-if ! "$B/01-trainer/train" $F --device cpu --batch 16 --dump "$TMP/ref.st" >"$TMP/ref.log" 2>&1; then
-    fail "slurm: the one-process reference run failed: $(tail -n 2 "$TMP/ref.log" | tr '\n' ' ')"
+why=$(equiv_oracle "$B" $F) || {
+    fail "slurm: $why"
     exit 0
-fi
-# shellcheck disable=SC2086
-spread=$(REF_BUILD=$B sh grading/lessons/spread.sh "$TMP" 16 $F --device cpu) || {
-    fail "slurm: the reference's spread runs failed: $spread"
-    exit 0
-}
-equivalent() { # NAME HOW
-    # shellcheck disable=SC2086
-    if "$EQUIV" "$TMP/ref.st" "$TMP/$1.st" --batch 8 --world 2 --lr 1e-2 $spread >"$TMP/$1.eq" 2>&1; then
-        pass "slurm: $2 is equivalent to one process on the global batch: $(grep -m1 '^params' "$TMP/$1.eq")"
-    else
-        fail "slurm: $2 is not equivalent to one process on the global batch: $(grep -m2 FAIL "$TMP/$1.eq" | tr '\n' ' ' | head -c 400)"
-    fi
 }
 
 # srun: Slurm starts both ranks itself, and Open MPI takes its world from Slurm's PMIx server
@@ -152,7 +140,7 @@ if [ $rc != 0 ]; then
 elif ! grep -q "2 ranks x batch 8" "$TMP/srun.log"; then
     fail "slurm: srun -n 2 --mpi=pmix started the trainer, but not as one job of 2 ranks: $(head -n 1 "$TMP/srun.log")"
 else
-    equivalent srun "srun -n 2 --mpi=pmix train_ddp"
+    equiv_2x8 srun "slurm: srun -n 2 --mpi=pmix train_ddp"
 fi
 
 # sbatch: the batch script README.md prints, queued, then watched until it ends. (Not sbatch --wait:
@@ -180,5 +168,5 @@ code=$(timeout 5 scontrol show job -o "$job" 2>/dev/null | tr ' ' '\n' | sed -n 
 if [ "$state" != COMPLETED ] || [ "$code" != 0:0 ]; then
     fail "slurm: the sbatch job $job of 2 DDP tasks ended ${state:-in no known state} (exit code ${code:-unknown}; 60 s allowed): $(tail -n 3 "$TMP/sbatch.log" 2>/dev/null | tr '\n' ' ' | head -c 400)"
 else
-    equivalent sbatch "an sbatch job (--ntasks=2, srun --mpi=pmix inside)"
+    equiv_2x8 sbatch "slurm: an sbatch job (--ntasks=2, srun --mpi=pmix inside)"
 fi
