@@ -117,7 +117,7 @@ static int activation_bufs(gpt_t *m, gpt_buf_t *out) {
     }
     BUF(m->lnf, N * C), BUF(m->lnf_mean, N), BUF(m->lnf_rstd, N);
     BUF(m->logits, N * V), BUF(m->probs, N * V), BUF(m->losses, N), BUF(m->dlogits, N * V);
-    BUF(m->dres, N * C), BUF(m->dln, N * C), BUF(m->dbig, N * 4 * C), BUF(m->datt_row, T);
+    BUF(m->dres, N * C), BUF(m->dln, N * C), BUF(m->dbig, N * 4 * C), BUF(m->att_scratch, attention_scratch_floats((int)T, (int)C, m->cfg.heads));
     BUF(m->head_bias, V), BUF(m->head_dbias, V);
 #undef BUF
     return n;
@@ -267,7 +267,7 @@ float gpt_forward(gpt_t *m, const int32_t *tokens, const int32_t *targets, int B
         HOOK(m, pre_forward, 1 + l);
         layernorm_forward(x, P(GPT_LN1_W), P(GPT_LN1_B), N, C, a->ln1, a->ln1_mean, a->ln1_rstd);
         linear_forward(m->ops, a->ln1, P(GPT_ATTN_W), P(GPT_ATTN_B), N, C, 3 * C, a->qkv);
-        attention_forward(a->qkv, B, Tn, C, c->heads, a->att, a->atty);
+        attention_forward(a->qkv, B, Tn, C, c->heads, a->att, a->atty, m->att_scratch);
         linear_forward(m->ops, a->atty, P(GPT_APROJ_W), P(GPT_APROJ_B), N, C, C, a->res_mid);
         add_into(a->res_mid, x, (size_t)N * C);
         layernorm_forward(a->res_mid, P(GPT_LN2_W), P(GPT_LN2_B), N, C, a->ln2, a->ln2_mean, a->ln2_rstd);
@@ -368,7 +368,7 @@ void gpt_backward(gpt_t *m, float grad_scale, grad_ready_fn hook, void *hook_ctx
         /* attention branch: res_mid = x + c_proj(attention(c_attn(ln_1(x)))); dln holds ∂L/∂atty */
         linear_backward(m->ops, a->atty, P(GPT_APROJ_W), m->dres, N, C, C, m->dln, G(GPT_APROJ_W), G(GPT_APROJ_B));
         READY(GPT_APROJ_B), READY(GPT_APROJ_W);
-        attention_backward(a->qkv, a->att, m->dln, B, Tn, C, c->heads, m->dbig, m->datt_row);
+        attention_backward(a->qkv, a->att, m->dln, B, Tn, C, c->heads, m->dbig, m->att_scratch);
         linear_backward(m->ops, a->ln1, P(GPT_ATTN_W), m->dbig, N, C, 3 * C, m->dln, G(GPT_ATTN_W), G(GPT_ATTN_B));
         READY(GPT_ATTN_B), READY(GPT_ATTN_W);
         layernorm_backward(x, P(GPT_LN1_W), a->ln1_mean, a->ln1_rstd, m->dln, N, C, m->dres, G(GPT_LN1_W),

@@ -126,7 +126,7 @@ typedef struct gpt {
     float *dlogits;                /* [N, V] */
     float *dres, *dln;             /* [N, C]: the residual stream's gradient, a LayerNorm output's */
     float *dbig;                   /* [N, 4C]: dqkv, then the MLP's hidden gradient */
-    float *datt_row;               /* [T] */
+    float *att_scratch;            /* attention_scratch_floats() */
     float *head_bias, *head_dbias; /* [V]: the untied head has no bias; linear_* get zeros / a sink */
     trace_t *trace;                /* optional */
     mem_t *mem;                    /* optional: memory accounting */

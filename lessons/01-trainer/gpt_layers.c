@@ -6,13 +6,25 @@
 #include <math.h>
 #include <string.h>
 
+/* The course builds for baseline x86-64 (SSE2), so one binary runs on any x86 machine, the GPU
+ * bundle's included. The loops below are the CPU reference's hot spots outside the GEMMs: on x86
+ * with GCC they get one copy per vector width, and the loader picks the widest this CPU has. Every
+ * copy computes the same float operations in the same order per element (lanes are independent
+ * elements; -ffp-contract=off forbids fusing a multiply and an add), so results are bit for bit
+ * the same whichever copy runs. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define HOT_LOOPS __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define HOT_LOOPS
+#endif
+
 /* ---- LayerNorm --------------------------------------------------------------------------------
  * With x̂ = (x − mean)·rstd and y = x̂·w + b, write g = dy·w (the gradient reaching x̂). Since mean
  * and rstd depend on every channel of the row,
  *   ∂L/∂x = rstd · ( g − mean(g) − x̂ · mean(g·x̂) )
  * and ∂L/∂w = Σ_rows dy·x̂, ∂L/∂b = Σ_rows dy. */
 
-void layernorm_forward(const float *x, const float *w, const float *b, int N, int C, float *y, float *mean,
+HOT_LOOPS void layernorm_forward(const float *x, const float *w, const float *b, int N, int C, float *y, float *mean,
                        float *rstd) {
     for (int n = 0; n < N; n++) {
         const float *xr = x + (size_t)n * C;
@@ -28,7 +40,7 @@ void layernorm_forward(const float *x, const float *w, const float *b, int N, in
     }
 }
 
-void layernorm_backward(const float *x, const float *w, const float *mean, const float *rstd, const float *dy, int N,
+HOT_LOOPS void layernorm_backward(const float *x, const float *w, const float *mean, const float *rstd, const float *dy, int N,
                         int C, float *dx, float *dw, float *db) {
     for (int n = 0; n < N; n++) {
         const float *xr = x + (size_t)n * C, *dyr = dy + (size_t)n * C;
@@ -61,11 +73,11 @@ void layernorm_backward(const float *x, const float *w, const float *mean, const
 
 static inline float gelu_sigma(float v) { return 1.0f / (1.0f + expf(-2.0f * GELU_K * (v + GELU_A * v * v * v))); }
 
-void gelu_forward(const float *x, float *y, size_t n) {
+HOT_LOOPS void gelu_forward(const float *x, float *y, size_t n) {
     for (size_t i = 0; i < n; i++) y[i] = x[i] * gelu_sigma(x[i]);
 }
 
-void gelu_backward(const float *x, const float *dy, float *dx, size_t n) {
+HOT_LOOPS void gelu_backward(const float *x, const float *dy, float *dx, size_t n) {
     for (size_t i = 0; i < n; i++) {
         float v = x[i], sg = gelu_sigma(v);
         float d = sg + 2.0f * v * sg * (1.0f - sg) * GELU_K * (1.0f + 3.0f * GELU_A * v * v);
@@ -89,22 +101,64 @@ static size_t qkv_at(int b, int t, int part, int h, int T, int C, int hs) {
     return ((size_t)b * T + t) * 3 * C + (size_t)part * C + (size_t)h * hs;
 }
 
+/* The scratch both directions share (attention_scratch_floats):
+ *   | acc: T doubles | row: T floats | tr: hs x T floats |
+ * tr holds one head's keys (forward) or values (backward) transposed, tr[i·T + s] = k_s[i]: a dot
+ * product q_t·k_s is a sum over i, so "all scores of query t" in this layout is hs passes of
+ * acc[s] += q[i]·tr[i][s] over contiguous s, a loop the compiler vectorises, where q·k_s one key
+ * at a time is a chain of dependent adds it cannot. Each acc[s] still adds the same terms in the
+ * same order (i = 0, 1, ...), in double, so the result is bit for bit the one-key-at-a-time dot. */
+size_t attention_scratch_floats(int T, int C, int NH) { return (size_t)T * (2 + 1 + (size_t)(C / NH)); }
+
+typedef struct {
+    double *acc;
+    float *row, *tr;
+} att_scratch_t;
+
+static att_scratch_t att_scratch(float *scratch, int T) {
+    return (att_scratch_t){(double *)(void *)scratch, scratch + 2 * (size_t)T, scratch + 3 * (size_t)T};
+}
+
+/* tr[i·T + s] = part (1 = k, 2 = v) of head h, token s, for s < T. */
+static void transpose_head(const float *qkv, int b, int h, int part, int T, int C, int hs, float *tr) {
+    for (int s = 0; s < T; s++) {
+        const float *x = qkv + qkv_at(b, s, part, h, T, C, hs);
+        for (int i = 0; i < hs; i++) tr[(size_t)i * T + s] = x[i];
+    }
+}
+
+/* acc[s] = Σ_i x[i]·tr[i][s] for s = 0..t, each a double sum of float products in the order of i. */
+HOT_LOOPS static void dots_with_tr(const float *x, const float *tr, int T, int hs, int t, double *acc) {
+    for (int s = 0; s <= t; s++) acc[s] = 0;
+    for (int i = 0; i < hs; i++) {
+        float xi = x[i];
+        const float *r = tr + (size_t)i * T;
+        for (int s = 0; s <= t; s++) acc[s] += xi * r[s];
+    }
+}
+
+/* y[i] += a·x[i]. restrict (the rows of dqkv it is used on never overlap the other operand) lets
+ * the compiler vectorise without checking for overlap on every call of a 32-float loop. */
+static inline void axpy_row(int n, float a, const float *restrict x, float *restrict y) {
+    for (int i = 0; i < n; i++) y[i] += a * x[i];
+}
+
 #define ATT_SLICE 64 /* doubles of y_t accumulated at once (on the stack) */
 
-void attention_forward(const float *qkv, int B, int T, int C, int NH, float *att, float *y) {
+HOT_LOOPS void attention_forward(const float *qkv, int B, int T, int C, int NH, float *att, float *y, float *scratch) {
     int hs = C / NH;
     float scale = 1.0f / sqrtf((float)hs);
+    att_scratch_t sc = att_scratch(scratch, T);
     for (int b = 0; b < B; b++)
-        for (int h = 0; h < NH; h++)
+        for (int h = 0; h < NH; h++) {
+            transpose_head(qkv, b, h, 1, T, C, hs, sc.tr);
             for (int t = 0; t < T; t++) {
                 const float *q = qkv + qkv_at(b, t, 0, h, T, C, hs);
                 float *p = att + (((size_t)b * NH + h) * T + t) * T;
+                dots_with_tr(q, sc.tr, T, hs, t, sc.acc);
                 float pmax = -INFINITY;
                 for (int s = 0; s <= t; s++) {
-                    const float *k = qkv + qkv_at(b, s, 1, h, T, C, hs);
-                    double dot = 0;
-                    for (int i = 0; i < hs; i++) dot += q[i] * k[i];
-                    p[s] = (float)dot * scale;
+                    p[s] = (float)sc.acc[s] * scale;
                     pmax = fmaxf(pmax, p[s]);
                 }
                 double sum = 0;
@@ -128,41 +182,36 @@ void attention_forward(const float *qkv, int B, int T, int C, int NH, float *att
                     for (int i = 0; i < w; i++) yr[i0 + i] = (float)acc[i];
                 }
             }
+        }
 }
 
-void attention_backward(const float *qkv, const float *att, const float *dy, int B, int T, int C, int NH, float *dqkv,
+HOT_LOOPS void attention_backward(const float *qkv, const float *att, const float *dy, int B, int T, int C, int NH, float *dqkv,
                         float *scratch) {
     int hs = C / NH;
     float scale = 1.0f / sqrtf((float)hs);
     memset(dqkv, 0, (size_t)B * T * 3 * C * sizeof(float));
-    float *dp = scratch; /* dp_s, then dscore_s, for s <= t */
+    att_scratch_t sc = att_scratch(scratch, T);
+    float *dp = sc.row; /* dp_s, for s <= t */
     for (int b = 0; b < B; b++)
-        for (int h = 0; h < NH; h++)
+        for (int h = 0; h < NH; h++) {
+            transpose_head(qkv, b, h, 2, T, C, hs, sc.tr);
             for (int t = 0; t < T; t++) {
                 const float *p = att + (((size_t)b * NH + h) * T + t) * T;
                 const float *dyr = dy + ((size_t)b * T + t) * C + (size_t)h * hs;
+                dots_with_tr(dyr, sc.tr, T, hs, t, sc.acc);
                 double pdp = 0; /* Σ_r p_r·dp_r */
                 for (int s = 0; s <= t; s++) {
-                    const float *v = qkv + qkv_at(b, s, 2, h, T, C, hs);
-                    float *dv = dqkv + qkv_at(b, s, 2, h, T, C, hs);
-                    double dot = 0;
-                    for (int i = 0; i < hs; i++) {
-                        dot += dyr[i] * v[i];
-                        dv[i] += p[s] * dyr[i];
-                    }
-                    dp[s] = (float)dot;
+                    axpy_row(hs, p[s], dyr, dqkv + qkv_at(b, s, 2, h, T, C, hs)); /* dv_s */
+                    dp[s] = (float)sc.acc[s];
                     pdp += p[s] * dp[s];
                 }
                 const float *q = qkv + qkv_at(b, t, 0, h, T, C, hs);
                 float *dq = dqkv + qkv_at(b, t, 0, h, T, C, hs);
                 for (int s = 0; s <= t; s++) {
                     float ds = p[s] * (dp[s] - (float)pdp) * scale;
-                    const float *k = qkv + qkv_at(b, s, 1, h, T, C, hs);
-                    float *dk = dqkv + qkv_at(b, s, 1, h, T, C, hs);
-                    for (int i = 0; i < hs; i++) {
-                        dq[i] += ds * k[i];
-                        dk[i] += ds * q[i];
-                    }
+                    axpy_row(hs, ds, qkv + qkv_at(b, s, 1, h, T, C, hs), dq);       /* dq_t += ds·k_s */
+                    axpy_row(hs, ds, q, dqkv + qkv_at(b, s, 1, h, T, C, hs));       /* dk_s += ds·q_t */
                 }
             }
+        }
 }
