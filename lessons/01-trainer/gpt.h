@@ -1,4 +1,5 @@
-/* gpt.h — a small GPT-2-style transformer: the CPU reference of the course's second model.
+/* gpt.h — a small GPT-2-style transformer, the course's second model: a CPU reference that also runs
+ * on a GPU (every layer through gpt_ops.h, which picks gpt_kernels.cu's kernels there).
  *
  *   tokens [B, T']                                          (T' <= T = block size)
  *     │ wte[token] + wpe[position]
