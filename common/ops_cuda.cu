@@ -164,7 +164,11 @@ extern "C" void ops_cuda_from_host(const ops_t *ops, float *dst, const float *ho
     ck(cudaStreamSynchronize(st(ops)->stream), "sync");
 }
 
-/* Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: swap the operands. */
+/* cuBLAS is column-major, the course row-major. A row-major [M, N] array read column-major is its
+ * transpose [N, M] (leading dimension N), so row-major C = op(A)·op(B) is column-major
+ * Cᵀ = op(B)ᵀ·op(A)ᵀ: swap the operands (B first), pass (N, M, K), and give each operand its row
+ * length as leading dimension. Nothing is copied or transposed. FP32 throughout: the handle's math
+ * mode is CUBLAS_PEDANTIC_MATH (ops_cuda_init), so no TF32. */
 extern "C" void ops_cuda_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha,
                               const float *A, const float *B, float beta, float *C) {
     if (M == 0 || N == 0) return;

@@ -1,9 +1,11 @@
 /* gpt.c — the GPT model: parameters, presets, forward, and the backward walk with its
  * gradient-ready hook (see gpt.h for the picture and the orders). The layer math lives in
- * linear.c and xent.c (lesson 01's) and gpt_layers.c (given). */
+ * linear.c and xent.c (lesson 01's) and gpt_layers.c (given), reached through gpt_ops.c, which
+ * runs each layer where the buffers are (on a GPU: gpt_kernels.cu): one walk for both devices. */
 #include "gpt.h"
 
 #include "gpt_layers.h"
+#include "gpt_ops.h"
 #include "layers.h"
 #include "rng.h"
 #include "util.h"
@@ -117,7 +119,9 @@ static int activation_bufs(gpt_t *m, gpt_buf_t *out) {
     }
     BUF(m->lnf, N * C), BUF(m->lnf_mean, N), BUF(m->lnf_rstd, N);
     BUF(m->logits, N * V), BUF(m->probs, N * V), BUF(m->losses, N), BUF(m->dlogits, N * V);
-    BUF(m->dres, N * C), BUF(m->dln, N * C), BUF(m->dbig, N * 4 * C), BUF(m->att_scratch, attention_scratch_floats((int)T, (int)C, m->cfg.heads));
+    BUF(m->dres, N * C), BUF(m->dln, N * C), BUF(m->dbig, N * 4 * C);
+    /* the CPU's attention works a head at a time; a GPU does every score row at once */
+    BUF(m->att_scratch, m->ops->backend == OPS_CPU ? attention_scratch_floats((int)T, (int)C, m->cfg.heads) : att);
     BUF(m->head_bias, V), BUF(m->head_dbias, V);
 #undef BUF
     return n;
@@ -128,7 +132,6 @@ void gpt_init(gpt_t *m, const gpt_config_t *cfg, const ops_t *ops, int max_batch
     memset(m, 0, sizeof *m);
     char err[256];
     if (gpt_check_config(cfg, err, sizeof err) != 0) dp_fatal("%s", err);
-    if (ops->backend != OPS_CPU) dp_fatal("the gpt model is a CPU reference: it runs on the CPU backend only");
     if (max_batch < 1) dp_fatal("gpt_init: max_batch=%d, it must be at least 1", max_batch);
     m->cfg = *cfg;
     m->ops = ops;
@@ -161,6 +164,13 @@ void gpt_init(gpt_t *m, const gpt_config_t *cfg, const ops_t *ops, int max_batch
     size_t N = (size_t)max_batch * (size_t)cfg->context;
     m->tokens = dp_calloc(N, sizeof(int32_t));
     m->targets = dp_calloc(N, sizeof(int32_t));
+    m->tokens_dev = m->tokens, m->targets_dev = m->targets;
+    if (ops->backend != OPS_CPU) {
+        m->tokens_dev = ops_alloc_bytes(ops, N * sizeof(int32_t));
+        m->targets_dev = ops_alloc_bytes(ops, N * sizeof(int32_t));
+        m->xent_targets_dev = ops_alloc_bytes(ops, N * sizeof(int32_t));
+        m->losses_host = dp_calloc(N, sizeof(float));
+    }
     m->blocks = dp_calloc((size_t)L, sizeof(gpt_block_acts_t));
     gpt_buf_t *bufs = dp_malloc(((size_t)L * 13 + GPT_FIXED_BUFS) * sizeof(gpt_buf_t));
     int n = activation_bufs(m, bufs);
@@ -173,9 +183,11 @@ void gpt_reset_params(gpt_t *m, uint64_t seed) {
     float proj_std = 0.02f / sqrtf(2.0f * (float)L);
     rng_t r;
     rng_init(&r, seed);
+    /* drawn on the host, then copied where the model is */
+    float *host = m->ops->backend == OPS_CPU ? m->params : dp_malloc(m->layout.numel * sizeof(float));
     for (int i = 0; i < m->layout.count; i++) {
         const flat_view_t *v = &m->layout.views[i];
-        float *p = m->params + v->offset;
+        float *p = host + v->offset;
         int k = i >= 2 && i < gpt_lnf_w(L) ? (i - 2) % GPT_PER_BLOCK : -1; /* the kind inside a block */
         bool is_ln_weight = k == GPT_LN1_W || k == GPT_LN2_W || i == gpt_lnf_w(L);
         float std = k == GPT_APROJ_W || k == GPT_MPROJ_W ? proj_std : 0.02f;
@@ -183,6 +195,10 @@ void gpt_reset_params(gpt_t *m, uint64_t seed) {
             for (size_t j = 0; j < v->numel; j++) p[j] = std * rng_normal(&r);
         else
             for (size_t j = 0; j < v->numel; j++) p[j] = is_ln_weight ? 1.0f : 0.0f;
+    }
+    if (host != m->params) {
+        ops_from_host(m->ops, m->params, host, m->layout.numel);
+        free(host);
     }
 }
 
@@ -201,6 +217,12 @@ void gpt_free(gpt_t *m) {
     free(m->unit_of);
     free(m->unit_params);
     free(m->unit_grads);
+    if (m->tokens_dev != m->tokens) {
+        ops_free_bytes(m->ops, m->tokens_dev);
+        ops_free_bytes(m->ops, m->targets_dev);
+        ops_free_bytes(m->ops, m->xent_targets_dev);
+        free(m->losses_host);
+    }
     free(m->tokens);
     free(m->targets);
     flat_layout_free(&m->layout);
@@ -226,10 +248,6 @@ float *gpt_grad(const gpt_t *m, int i) {
         if ((m)->unit_hooks.which) (m)->unit_hooks.which((m)->unit_hooks.ctx, (u));                                    \
     } while (0)
 
-static void add_into(float *y, const float *x, size_t n) {
-    for (size_t i = 0; i < n; i++) y[i] += x[i];
-}
-
 float gpt_forward(gpt_t *m, const int32_t *tokens, const int32_t *targets, int B, int Tn) {
     const gpt_config_t *c = &m->cfg;
     if (B < 1 || B > m->max_batch)
@@ -252,12 +270,15 @@ float gpt_forward(gpt_t *m, const int32_t *tokens, const int32_t *targets, int B
         m->targets[n] = targets ? targets[n] : -1;
         m->counted += m->targets[n] >= 0;
     }
+    if (m->tokens_dev != m->tokens) {
+        ops_upload(m->ops, m->tokens_dev, m->tokens, (size_t)N * sizeof(int32_t));
+        ops_upload(m->ops, m->targets_dev, m->targets, (size_t)N * sizeof(int32_t));
+    }
 
     /* embeddings: encoded[b, t] = wte[token] + wpe[t] */
     HOOK(m, pre_forward, 0);
-    ops_embedding_forward(m->ops, gpt_param(m, gpt_wte()), m->tokens, B, Tn, C, m->encoded);
-    const float *wpe = gpt_param(m, gpt_wpe());
-    for (int b = 0; b < B; b++) add_into(m->encoded + (size_t)b * Tn * C, wpe, (size_t)Tn * C);
+    gpt_ops_embedding_forward(m->ops, gpt_param(m, gpt_wte()), gpt_param(m, gpt_wpe()), m->tokens_dev, B, Tn, C,
+                              m->encoded);
     HOOK(m, post_forward, 0);
 
     const float *x = m->encoded;
@@ -265,45 +286,39 @@ float gpt_forward(gpt_t *m, const int32_t *tokens, const int32_t *targets, int B
         gpt_block_acts_t *a = &m->blocks[l];
 #define P(k) gpt_param(m, gpt_block_param(l, k))
         HOOK(m, pre_forward, 1 + l);
-        layernorm_forward(x, P(GPT_LN1_W), P(GPT_LN1_B), N, C, a->ln1, a->ln1_mean, a->ln1_rstd);
-        linear_forward(m->ops, a->ln1, P(GPT_ATTN_W), P(GPT_ATTN_B), N, C, 3 * C, a->qkv);
-        attention_forward(a->qkv, B, Tn, C, c->heads, a->att, a->atty, m->att_scratch);
-        linear_forward(m->ops, a->atty, P(GPT_APROJ_W), P(GPT_APROJ_B), N, C, C, a->res_mid);
-        add_into(a->res_mid, x, (size_t)N * C);
-        layernorm_forward(a->res_mid, P(GPT_LN2_W), P(GPT_LN2_B), N, C, a->ln2, a->ln2_mean, a->ln2_rstd);
-        linear_forward(m->ops, a->ln2, P(GPT_FC_W), P(GPT_FC_B), N, C, 4 * C, a->fc);
-        gelu_forward(a->fc, a->fc_gelu, (size_t)N * 4 * C);
-        linear_forward(m->ops, a->fc_gelu, P(GPT_MPROJ_W), P(GPT_MPROJ_B), N, 4 * C, C, a->res_out);
-        add_into(a->res_out, a->res_mid, (size_t)N * C);
+        gpt_ops_layernorm_forward(m->ops, x, P(GPT_LN1_W), P(GPT_LN1_B), N, C, a->ln1, a->ln1_mean, a->ln1_rstd);
+        gpt_ops_linear_forward(m->ops, a->ln1, P(GPT_ATTN_W), P(GPT_ATTN_B), N, C, 3 * C, a->qkv);
+        gpt_ops_attention_forward(m->ops, a->qkv, B, Tn, C, c->heads, a->att, a->atty, m->att_scratch);
+        gpt_ops_linear_forward(m->ops, a->atty, P(GPT_APROJ_W), P(GPT_APROJ_B), N, C, C, a->res_mid);
+        ops_axpy(m->ops, 1.0f, x, a->res_mid, (size_t)N * C); /* the residual adds: y += 1·x is exact */
+        gpt_ops_layernorm_forward(m->ops, a->res_mid, P(GPT_LN2_W), P(GPT_LN2_B), N, C, a->ln2, a->ln2_mean,
+                                  a->ln2_rstd);
+        gpt_ops_linear_forward(m->ops, a->ln2, P(GPT_FC_W), P(GPT_FC_B), N, C, 4 * C, a->fc);
+        gpt_ops_gelu_forward(m->ops, a->fc, a->fc_gelu, (size_t)N * 4 * C);
+        gpt_ops_linear_forward(m->ops, a->fc_gelu, P(GPT_MPROJ_W), P(GPT_MPROJ_B), N, 4 * C, C, a->res_out);
+        ops_axpy(m->ops, 1.0f, a->res_mid, a->res_out, (size_t)N * C);
         HOOK(m, post_forward, 1 + l);
 #undef P
         x = a->res_out;
     }
 
     HOOK(m, pre_forward, L + 1);
-    layernorm_forward(x, gpt_param(m, gpt_lnf_w(L)), gpt_param(m, gpt_lnf_b(L)), N, C, m->lnf, m->lnf_mean,
-                      m->lnf_rstd);
+    gpt_ops_layernorm_forward(m->ops, x, gpt_param(m, gpt_lnf_w(L)), gpt_param(m, gpt_lnf_b(L)), N, C, m->lnf,
+                              m->lnf_mean, m->lnf_rstd);
     HOOK(m, post_forward, L + 1);
     /* the tied head: logits = lnf · wteᵀ, a Linear [V, C] whose weight is wte and whose bias is 0 */
     HOOK(m, pre_forward, 0);
-    linear_forward(m->ops, m->lnf, gpt_param(m, gpt_wte()), m->head_bias, N, C, V, m->logits);
+    gpt_ops_linear_forward(m->ops, m->lnf, gpt_param(m, gpt_wte()), m->head_bias, N, C, V, m->logits);
     HOOK(m, post_forward, 0);
 
-    /* cross-entropy row by row (lesson 01's xent_forward on one row: its mean is that row's loss),
-     * skipping ignored rows, averaged over the counted ones */
-    double total = 0;
-    for (int n = 0; n < N; n++) {
-        m->losses[n] = 0.0f;
-        if (m->targets[n] < 0) continue;
-        size_t row = (size_t)n * V;
-        total += xent_forward(m->logits + row, m->targets + n, 1, V, m->probs + row, m->losses + n);
-    }
+    /* cross-entropy, ignored rows left out, averaged over the counted ones */
+    float loss = gpt_ops_cross_entropy_forward(m);
     if (m->trace) {
         char span[48];
         snprintf(span, sizeof span, "fwd b=%d t=%d", B, Tn);
         trace_span(m->trace, "compute", span, t0, dp_now());
     }
-    return m->counted ? (float)(total / m->counted) : 0.0f;
+    return loss;
 }
 
 static void ready(grad_ready_fn hook, void *ctx, int index) {
@@ -318,28 +333,20 @@ void gpt_backward(gpt_t *m, float grad_scale, grad_ready_fn hook, void *hook_ctx
     double t0 = dp_now();
     char span[32];
 
-    /* d(mean over counted rows)/dlogits: row n's xent_backward on one row gives ∂(its loss), and the
-     * mean over `counted` rows scales it by 1/counted; ignored rows get no gradient */
-    for (int n = 0; n < N; n++) {
-        size_t row = (size_t)n * V;
-        if (m->targets[n] < 0)
-            memset(m->dlogits + row, 0, (size_t)V * sizeof(float));
-        else
-            xent_backward(m->probs + row, m->targets + n, 1, V, grad_scale / (float)m->counted, m->dlogits + row);
-    }
+    gpt_ops_cross_entropy_backward(m, grad_scale);
 
     /* the head: wte's first share of gradient (not final yet); the bias gradient goes to a sink */
     HOOK(m, pre_backward, 0);
-    memset(m->head_dbias, 0, (size_t)V * sizeof(float));
+    ops_fill(m->ops, m->head_dbias, 0.0f, (size_t)V);
     linear_backward(m->ops, m->lnf, gpt_param(m, gpt_wte()), m->dlogits, N, C, V, m->dln, gpt_grad(m, gpt_wte()),
                     m->head_dbias);
 
     /* ln_f: dres starts as ∂L/∂(last block's output) */
     HOOK(m, pre_backward, L + 1);
     const float *xlast = L > 0 ? m->blocks[L - 1].res_out : m->encoded;
-    memset(m->dres, 0, (size_t)N * C * sizeof(float));
-    layernorm_backward(xlast, gpt_param(m, gpt_lnf_w(L)), m->lnf_mean, m->lnf_rstd, m->dln, N, C, m->dres,
-                       gpt_grad(m, gpt_lnf_w(L)), gpt_grad(m, gpt_lnf_b(L)));
+    ops_fill(m->ops, m->dres, 0.0f, (size_t)N * C);
+    gpt_ops_layernorm_backward(m->ops, xlast, gpt_param(m, gpt_lnf_w(L)), m->lnf_mean, m->lnf_rstd, m->dln, N, C,
+                               m->dres, gpt_grad(m, gpt_lnf_w(L)), gpt_grad(m, gpt_lnf_b(L)));
     ready(hook, hook_ctx, gpt_lnf_b(L));
     ready(hook, hook_ctx, gpt_lnf_w(L));
     HOOK(m, post_backward, L + 1);
@@ -359,20 +366,20 @@ void gpt_backward(gpt_t *m, float grad_scale, grad_ready_fn hook, void *hook_ctx
         linear_backward(m->ops, a->fc_gelu, P(GPT_MPROJ_W), m->dres, N, 4 * C, C, m->dbig, G(GPT_MPROJ_W),
                         G(GPT_MPROJ_B));
         READY(GPT_MPROJ_B), READY(GPT_MPROJ_W);
-        gelu_backward(a->fc, m->dbig, m->dbig, (size_t)N * 4 * C);
+        gpt_ops_gelu_backward(m->ops, a->fc, m->dbig, m->dbig, (size_t)N * 4 * C);
         linear_backward(m->ops, a->ln2, P(GPT_FC_W), m->dbig, N, C, 4 * C, m->dln, G(GPT_FC_W), G(GPT_FC_B));
         READY(GPT_FC_B), READY(GPT_FC_W);
-        layernorm_backward(a->res_mid, P(GPT_LN2_W), a->ln2_mean, a->ln2_rstd, m->dln, N, C, m->dres, G(GPT_LN2_W),
-                           G(GPT_LN2_B));
+        gpt_ops_layernorm_backward(m->ops, a->res_mid, P(GPT_LN2_W), a->ln2_mean, a->ln2_rstd, m->dln, N, C, m->dres,
+                                   G(GPT_LN2_W), G(GPT_LN2_B));
         READY(GPT_LN2_B), READY(GPT_LN2_W);
         /* attention branch: res_mid = x + c_proj(attention(c_attn(ln_1(x)))); dln holds ∂L/∂atty */
         linear_backward(m->ops, a->atty, P(GPT_APROJ_W), m->dres, N, C, C, m->dln, G(GPT_APROJ_W), G(GPT_APROJ_B));
         READY(GPT_APROJ_B), READY(GPT_APROJ_W);
-        attention_backward(a->qkv, a->att, m->dln, B, Tn, C, c->heads, m->dbig, m->att_scratch);
+        gpt_ops_attention_backward(m->ops, a->qkv, a->att, m->dln, B, Tn, C, c->heads, m->dbig, m->att_scratch);
         linear_backward(m->ops, a->ln1, P(GPT_ATTN_W), m->dbig, N, C, 3 * C, m->dln, G(GPT_ATTN_W), G(GPT_ATTN_B));
         READY(GPT_ATTN_B), READY(GPT_ATTN_W);
-        layernorm_backward(x, P(GPT_LN1_W), a->ln1_mean, a->ln1_rstd, m->dln, N, C, m->dres, G(GPT_LN1_W),
-                           G(GPT_LN1_B));
+        gpt_ops_layernorm_backward(m->ops, x, P(GPT_LN1_W), a->ln1_mean, a->ln1_rstd, m->dln, N, C, m->dres,
+                                   G(GPT_LN1_W), G(GPT_LN1_B));
         READY(GPT_LN1_B), READY(GPT_LN1_W);
         HOOK(m, post_backward, 1 + l);
 #undef P
@@ -385,10 +392,9 @@ void gpt_backward(gpt_t *m, float grad_scale, grad_ready_fn hook, void *hook_ctx
     /* embeddings: dres = ∂L/∂encoded; wpe[t] collects every sequence's position t, wte every use of
      * a token — on top of the head's share: now final */
     t0 = dp_now();
-    float *gwpe = gpt_grad(m, gpt_wpe());
-    for (int b = 0; b < B; b++) add_into(gwpe, m->dres + (size_t)b * Tn * C, (size_t)Tn * C);
+    gpt_ops_position_backward(m->ops, m->dres, B, Tn, C, gpt_grad(m, gpt_wpe()));
     ready(hook, hook_ctx, gpt_wpe());
-    ops_embedding_backward(m->ops, m->dres, m->tokens, B, Tn, C, gpt_grad(m, gpt_wte()));
+    gpt_ops_token_backward(m->ops, m->dres, m->tokens_dev, B, Tn, V, C, gpt_grad(m, gpt_wte()));
     ready(hook, hook_ctx, gpt_wte());
     HOOK(m, post_backward, 0);
     trace_span(m->trace, "compute", "bwd embeddings", t0, dp_now());

@@ -1,4 +1,5 @@
-/* gpt.h — a small GPT-2-style transformer: the CPU reference of the course's second model.
+/* gpt.h — a small GPT-2-style transformer, the course's second model: a CPU reference that also runs
+ * on a GPU (every layer through gpt_ops.h, which picks gpt_kernels.cu's kernels there).
  *
  *   tokens [B, T']                                          (T' <= T = block size)
  *     │ wte[token] + wpe[position]
@@ -110,23 +111,27 @@ typedef struct {
 
 typedef struct gpt {
     gpt_config_t cfg;
-    const ops_t *ops; /* must be OPS_CPU: this is the CPU reference */
+    const ops_t *ops; /* the CPU's (the reference) or a GPU's: where every buffer below lives */
     flat_layout_t layout;
     float *params, *grads; /* layout.numel floats each */
     int max_batch;         /* activations are sized for max_batch sequences of T tokens */
     /* the last forward */
     int batch, seq;            /* B, T' */
     int counted;               /* targets >= 0 in it (0: no targets given) */
-    int32_t *tokens, *targets; /* [B·T'] copies */
-    float *encoded;            /* [N, C] wte[token] + wpe[t]: the residual stream's start */
-    gpt_block_acts_t *blocks;  /* [L] */
+    int32_t *tokens, *targets; /* [B·T'] copies, on the host */
+    /* the same where the model is (== tokens, targets on the CPU), and on a GPU the targets lesson
+     * 01's cross-entropy kernels may index (an ignored row's replaced by 0) and the losses' way back */
+    int32_t *tokens_dev, *targets_dev, *xent_targets_dev;
+    float *losses_host;
+    float *encoded;           /* [N, C] wte[token] + wpe[t]: the residual stream's start */
+    gpt_block_acts_t *blocks; /* [L] */
     float *lnf, *lnf_mean, *lnf_rstd;
     float *logits, *probs, *losses; /* [N, V], [N, V], [N] (losses of ignored rows: 0) */
     /* backward scratch */
     float *dlogits;                /* [N, V] */
     float *dres, *dln;             /* [N, C]: the residual stream's gradient, a LayerNorm output's */
     float *dbig;                   /* [N, 4C]: dqkv, then the MLP's hidden gradient */
-    float *att_scratch;            /* attention_scratch_floats() */
+    float *att_scratch;            /* CPU: attention_scratch_floats(); GPU: [B, NH, T, T] (every row at once) */
     float *head_bias, *head_dbias; /* [V]: the untied head has no bias; linear_* get zeros / a sink */
     trace_t *trace;                /* optional */
     mem_t *mem;                    /* optional: memory accounting */

@@ -25,7 +25,7 @@
  * and ∂L/∂w = Σ_rows dy·x̂, ∂L/∂b = Σ_rows dy. */
 
 HOT_LOOPS void layernorm_forward(const float *x, const float *w, const float *b, int N, int C, float *y, float *mean,
-                       float *rstd) {
+                                 float *rstd) {
     for (int n = 0; n < N; n++) {
         const float *xr = x + (size_t)n * C;
         double s = 0;
@@ -40,8 +40,8 @@ HOT_LOOPS void layernorm_forward(const float *x, const float *w, const float *b,
     }
 }
 
-HOT_LOOPS void layernorm_backward(const float *x, const float *w, const float *mean, const float *rstd, const float *dy, int N,
-                        int C, float *dx, float *dw, float *db) {
+HOT_LOOPS void layernorm_backward(const float *x, const float *w, const float *mean, const float *rstd, const float *dy,
+                                  int N, int C, float *dx, float *dw, float *db) {
     for (int n = 0; n < N; n++) {
         const float *xr = x + (size_t)n * C, *dyr = dy + (size_t)n * C;
         float *dxr = dx + (size_t)n * C;
@@ -185,8 +185,8 @@ HOT_LOOPS void attention_forward(const float *qkv, int B, int T, int C, int NH, 
         }
 }
 
-HOT_LOOPS void attention_backward(const float *qkv, const float *att, const float *dy, int B, int T, int C, int NH, float *dqkv,
-                        float *scratch) {
+HOT_LOOPS void attention_backward(const float *qkv, const float *att, const float *dy, int B, int T, int C, int NH,
+                                  float *dqkv, float *scratch) {
     int hs = C / NH;
     float scale = 1.0f / sqrtf((float)hs);
     memset(dqkv, 0, (size_t)B * T * 3 * C * sizeof(float));
@@ -209,8 +209,8 @@ HOT_LOOPS void attention_backward(const float *qkv, const float *att, const floa
                 float *dq = dqkv + qkv_at(b, t, 0, h, T, C, hs);
                 for (int s = 0; s <= t; s++) {
                     float ds = p[s] * (dp[s] - (float)pdp) * scale;
-                    axpy_row(hs, ds, qkv + qkv_at(b, s, 1, h, T, C, hs), dq);       /* dq_t += ds·k_s */
-                    axpy_row(hs, ds, q, dqkv + qkv_at(b, s, 1, h, T, C, hs));       /* dk_s += ds·q_t */
+                    axpy_row(hs, ds, qkv + qkv_at(b, s, 1, h, T, C, hs), dq); /* dq_t += ds·k_s */
+                    axpy_row(hs, ds, q, dqkv + qkv_at(b, s, 1, h, T, C, hs)); /* dk_s += ds·q_t */
                 }
             }
         }

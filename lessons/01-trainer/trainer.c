@@ -67,7 +67,7 @@ static cli_opt_t *options(trainer_config_t *c) {
         {"val", CLI_STRING, &c->val, "validation set, or 'none'"},
         {"model", CLI_CHOICE, &c->model,
          "the network: the MLP, or a GPT whose preset fixes context, channels, heads and blocks (vocabulary from "
-         "--data; CPU only)",
+         "--data)",
          .choices = "mlp|gpt-tiny|gpt-small"},
         {"preset", CLI_CHOICE, &c->preset, "the MLP's size", .choices = "tiny|small|default|large"},
         {"context", CLI_INT, &c->context, "the MLP's context length T (0: from --preset)", .min = 0, .max = 1024},
@@ -179,9 +179,6 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     free(opts);
     model_config_t mc;
     apply_preset(c, &mc);
-    if (mc.kind == MODEL_GPT && !strcmp(c->device, "cuda"))
-        cli_usage_error("--model %s runs on the CPU only: the GPT's CUDA kernels are not written yet; use --device cpu",
-                        c->model);
 
     t->comm = comm_init(&argc, &argv, &c->comm);
     t->infra = comm_dup(t->comm, "infra", false);

@@ -6,6 +6,9 @@
 #                   inputs, outputs poisoned before each run
 #   3. nccl         DDP with --comm nccl: 1 rank (a real NCCL communicator) and 2 ranks sharing the GPU
 #                   (the host-staged fallback), both against the CPU oracle
+#   3b. gpt         the GPT on the GPU (gpt_kernels.cu): gpt-tiny, 8 steps in one process and with DDP
+#                   on 2 ranks sharing the GPU, each against the CPU oracle (one CPU process on the
+#                   global batch, widened by the spread of lesson 06's accumulation, as tests/sh/gpt_train.sh)
 #   4. benchmarks   reduce_add bandwidth against a device-to-device copy (same run); trainer step time
 #                   GPU against CPU; bus bandwidth of the ring with device buffers against the CPU one
 #   5. graders      lessons 01 to 08 graded with DP_DEVICE=cuda: every rank on the GPU (ranks share
@@ -14,6 +17,7 @@
 #                   device_step.c; 03 reduce_kernel) must have run, not been SKIPPED; and lesson 01's
 #                   skeleton (lessons/) must fail the device check (its kernels are empty)
 #   6. sanitizer    compute-sanitizer memcheck and racecheck over test_gpu, memcheck over 3 training steps
+#                   of the MLP and 3 of gpt-tiny
 # In this order: the benchmarks on a machine no grader loads, the slowest steps last, where a time
 # limit (DPC_GPU_DEADLINE, below) cuts them.
 #
@@ -76,7 +80,8 @@ step() {
 # 1. build (or, prebuilt, the programs every later step runs)
 if [ "${DPC_PREBUILT:-0}" = 1 ]; then
     step "prebuilt build/ complete" build.log 10 sh -c 'for f in build/tests/test_gpu build/solutions/01-trainer/train \
-        build/solutions/05-ddp/train_ddp build/solutions/04-ring-allreduce/bench_allreduce build/grading/equiv \
+        build/solutions/05-ddp/train_ddp build/solutions/06-accum/train_accum \
+        build/solutions/04-ring-allreduce/bench_allreduce build/grading/equiv \
         build/grading/supervise build/grading/report build/lessons/01-trainer/train build/data/words-train.tok; do
         [ -f "$f" ] || { echo "$f is missing: the bundle is incomplete (make gpu-bundle)"; exit 1; }; done
         echo "DPC_PREBUILT=1: nothing built, build/ as bundled"' || {
@@ -110,6 +115,21 @@ for n in 1 2; do
             --batch 8 --dump sub.st && $ROOT/build/grading/equiv ref.st sub.st --world $n"
     rm -rf "$d"
 done
+
+# 3b. the GPT on the GPU against the CPU oracle: one process, then DDP on 2 ranks (gradient-ready
+# hooks in backward order on GPU buffers)
+d=$(mktemp -d)
+step "gpt-tiny on the GPU vs CPU" gpt-cuda.log 240 sh -c "cd $d && \
+    F='--model gpt-tiny --data $ROOT/datasets/fixtures/tiny-train.tok --val none --steps 8 --lr 1e-2 --seed 3 --log-every 1000' && \
+    $ROOT/build/solutions/01-trainer/train \$F --device cpu --batch 8 --dump ref.st >ref.log 2>&1 && \
+    $ROOT/build/solutions/06-accum/train_accum \$F --device cpu --batch 8 --accum-steps 2 --dump spread2.st >>ref.log 2>&1 && \
+    $ROOT/build/solutions/06-accum/train_accum \$F --device cpu --batch 8 --accum-steps 4 --dump spread4.st >>ref.log 2>&1 && \
+    S='--lr 1e-2 --spread spread2.st --spread spread4.st' && \
+    $ROOT/build/solutions/01-trainer/train \$F --device cuda --batch 8 --dump sub1.st && \
+    $ROOT/build/grading/equiv ref.st sub1.st --batch 8 --world 1 \$S && \
+    DP_TIMEOUT_S=60 $ROOT/grading/mpirun -np 2 $ROOT/build/solutions/05-ddp/train_ddp \$F --device cuda --batch 4 \
+        --dump sub2.st && $ROOT/build/grading/equiv ref.st sub2.st --batch 4 --world 2 \$S"
+rm -rf "$d"
 
 # 4. benchmarks
 step "bench: reduce_add vs D2D copy" bench-reduce.log 60 build/tests/test_gpu --bench 256
@@ -146,6 +166,9 @@ if [ -n "$CS" ]; then
     step "racecheck: test_gpu" racecheck.log 150 env DP_TEST_SEED=1 "$CS" --tool racecheck --error-exitcode 9 build/tests/test_gpu
     step "memcheck: 3 training steps" memcheck-train.log 150 "$CS" --tool memcheck --error-exitcode 9 \
         build/solutions/01-trainer/train --device cuda --preset small --steps 3 --val none
+    step "memcheck: 3 gpt-tiny steps" memcheck-gpt.log 150 "$CS" --tool memcheck --error-exitcode 9 \
+        build/solutions/01-trainer/train --device cuda --model gpt-tiny --data datasets/fixtures/tiny-train.tok \
+        --batch 8 --steps 3 --val none
 else
     row "compute-sanitizer" SKIP "not installed"
 fi

@@ -54,7 +54,17 @@ else
 fi
 expect_error "gpt checkpoint resumed as the MLP" "different model (gpt vocab=27" \
     $TRAIN $QUICK --steps 20 --resume "$TMP/ck.step10.safetensors"
-expect_error "gpt on cuda" "CUDA kernels are not written yet" $TRAIN $G --device cuda
+# The GPT on the GPU is checked against the CPU where there is one (test_gpu, tests/gpu/check.sh);
+# here it must run, and without a GPU (or a CUDA build) --device cuda says so in one line.
+if [ -e /dev/nvidia0 ] && grep -q '^HAVE_CUDA := 1' "$BUILD/config.mk"; then
+    if $TRAIN $G --device cuda --batch 8 --steps 8 >"$TMP/log" 2>&1; then
+        pass "gpt on cuda: 8 steps ran on the GPU"
+    else
+        fail "gpt on cuda: $(tail -n 2 "$TMP/log")"
+    fi
+else
+    expect_error "gpt on cuda without a GPU" "use --device cpu" $TRAIN $G --device cuda
+fi
 expect_error "an MLP size flag with a gpt" "--hidden sizes the MLP" $TRAIN $G --hidden 16
 
 # 4. FSDP does not shard the GPT yet: refused on every rank (one line each), nothing trained.

@@ -2,6 +2,9 @@
  *
  *   ops_cuda.cu     gemm (4 transposes), colsum, tanh fwd/bwd, embedding fwd/bwd, fill/scale/axpy/copy, sumsq
  *   kernels.cu      softmax cross-entropy fwd/bwd, AdamW, SGD (through optim_step)
+ *   gpt_kernels.cu  LayerNorm fwd/bwd, GELU fwd/bwd, causal attention fwd/bwd, token + position
+ *                   embedding fwd/bwd, the Linear's bias broadcast (against gpt_layers.c and ops_cpu);
+ *                   and the whole GPT: gpt-tiny, 5 SGD steps on the GPU against the same on the CPU
  *   lesson 03       the reference reduce_add_cuda (the student's is graded by grading/grade 03)
  *
  * Each GPU output is POISONED (NaN) before the kernel runs, so an element the kernel forgets to write
@@ -15,6 +18,9 @@
 #include "testutil.h"
 
 #include "collective.h"
+#include "gpt.h"
+#include "gpt_layers.h"
+#include "gpt_ops.h"
 #include "layers.h"
 #include "ops.h"
 #include "optim.h"
@@ -216,6 +222,212 @@ static void optimizers_three_steps(void **state) {
     }
 }
 
+/* ---- gpt_kernels.cu (the GPT's layers) against gpt_layers.c ------------------------------------- */
+
+static int32_t *up_ints(const int32_t *host, size_t n) {
+    int32_t *d = ops_alloc_bytes(gpu, (n ? n : 1) * sizeof(int32_t));
+    ops_upload(gpu, d, host, n * sizeof(int32_t));
+    return d;
+}
+
+/* C = 67: rows wider than a warp and not a multiple of it (the warp-per-row kernels' loop tails). */
+static void gpt_layernorm(void **state) {
+    (void)state;
+    const int N = 45, C = 67;
+    size_t n = (size_t)N * C;
+    float *x = randn(n, 2), *w = randn(C, 1), *b = randn(C, 1), *y = malloc(n * sizeof(float));
+    float *mean = malloc(N * sizeof(float)), *rstd = malloc(N * sizeof(float));
+    for (size_t i = 0; i < n; i++) x[i] += 0.5f; /* a mean away from 0 */
+    float *dx_ = up(x, n), *dw_ = up(w, C), *db_ = up(b, C), *dy_ = poisoned(n), *dmean = poisoned(N),
+          *drstd = poisoned(N);
+    layernorm_forward(x, w, b, N, C, y, mean, rstd);
+    gpt_ops_layernorm_forward(gpu, dx_, dw_, db_, N, C, dy_, dmean, drstd);
+    expect_close("layernorm_forward y", y, dy_, n, 1e-5);
+    expect_close("layernorm_forward mean", mean, dmean, N, 1e-6);
+    expect_close("layernorm_forward rstd", rstd, drstd, N, 1e-6);
+    /* backward from the CPU's mean and rstd; dx, dw, db start from random values (all accumulate) */
+    float *g = randn(n, 1), *gx = randn(n, 1), *gw = randn(C, 1), *gb = randn(C, 1);
+    float *dg = up(g, n), *dgx = up(gx, n), *dgw = up(gw, C), *dgb = up(gb, C);
+    ops_from_host(gpu, dmean, mean, N);
+    ops_from_host(gpu, drstd, rstd, N);
+    layernorm_backward(x, w, mean, rstd, g, N, C, gx, gw, gb);
+    gpt_ops_layernorm_backward(gpu, dx_, dw_, dmean, drstd, dg, N, C, dgx, dgw, dgb);
+    expect_close("layernorm_backward dx (added)", gx, dgx, n, 1e-5);
+    expect_close("layernorm_backward dw (accumulated)", gw, dgw, C, 1e-5);
+    expect_close("layernorm_backward db (accumulated)", gb, dgb, C, 1e-6);
+    float *devs[] = {dx_, dw_, db_, dy_, dmean, drstd, dg, dgx, dgw, dgb};
+    for (size_t i = 0; i < sizeof devs / sizeof *devs; i++) ops_free(gpu, devs[i]);
+    free(x), free(w), free(b), free(y), free(mean), free(rstd), free(g), free(gx), free(gw), free(gb);
+}
+
+/* The device's expf may differ from glibc's by an ulp or two: 1e-5 of the largest value. */
+static void gpt_gelu(void **state) {
+    (void)state;
+    const size_t n = 100003;
+    float *x = randn(n, 3), *y = malloc(n * sizeof(float)), *g = randn(n, 1), *gx = malloc(n * sizeof(float));
+    float *dx_ = up(x, n), *dy_ = poisoned(n), *dg = up(g, n);
+    gelu_forward(x, y, n);
+    gpt_ops_gelu_forward(gpu, dx_, dy_, n);
+    expect_close("gelu_forward", y, dy_, n, 1e-5);
+    gelu_backward(x, g, gx, n);
+    gpt_ops_gelu_backward(gpu, dx_, dg, dg, n); /* in place, as gpt.c calls it */
+    expect_close("gelu_backward (in place)", gx, dg, n, 1e-5);
+    ops_free(gpu, dx_), ops_free(gpu, dy_), ops_free(gpu, dg);
+    free(x), free(y), free(g), free(gx);
+}
+
+/* Two shapes: small heads, and heads of 80 (wider than the CPU's 64-wide accumulator slices). T = 7
+ * is no power of two. att and dqkv are poisoned: the masked future must be written as 0, and every
+ * q, k and v gradient written. */
+static void gpt_attention(void **state) {
+    (void)state;
+    const int shapes[][4] = {{3, 7, 24, 3}, {2, 5, 160, 2}}; /* B, T, C, NH */
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+        int B = shapes[k][0], T = shapes[k][1], C = shapes[k][2], NH = shapes[k][3];
+        size_t nq = (size_t)B * T * 3 * C, na = (size_t)B * NH * T * T, ny = (size_t)B * T * C;
+        float *qkv = randn(nq, 1), *att = malloc(na * sizeof(float)), *y = malloc(ny * sizeof(float));
+        float *dqkv_ = up(qkv, nq), *datt = poisoned(na), *dy_ = poisoned(ny);
+        float *scratch = malloc(attention_scratch_floats(T, C, NH) * sizeof(float));
+        attention_forward(qkv, B, T, C, NH, att, y, scratch);
+        gpt_ops_attention_forward(gpu, dqkv_, B, T, C, NH, datt, dy_, NULL);
+        char what[96];
+        snprintf(what, sizeof what, "attention_forward att (B=%d T=%d C=%d NH=%d)", B, T, C, NH);
+        expect_close(what, att, datt, na, 1e-5);
+        snprintf(what, sizeof what, "attention_forward y (B=%d T=%d C=%d NH=%d)", B, T, C, NH);
+        expect_close(what, y, dy_, ny, 1e-5);
+        float *g = randn(ny, 1), *gq = malloc(nq * sizeof(float));
+        float *dg = up(g, ny), *dgq = poisoned(nq), *dscratch = poisoned(na);
+        ops_from_host(gpu, datt, att, na); /* the same probabilities on both sides */
+        attention_backward(qkv, att, g, B, T, C, NH, gq, scratch);
+        gpt_ops_attention_backward(gpu, dqkv_, datt, dg, B, T, C, NH, dgq, dscratch);
+        snprintf(what, sizeof what, "attention_backward dqkv (B=%d T=%d C=%d NH=%d)", B, T, C, NH);
+        expect_close(what, gq, dgq, nq, 1e-5);
+        ops_free(gpu, dqkv_), ops_free(gpu, datt), ops_free(gpu, dy_), ops_free(gpu, dg), ops_free(gpu, dgq);
+        ops_free(gpu, dscratch);
+        free(qkv), free(att), free(y), free(g), free(gq), free(scratch);
+    }
+}
+
+/* Sums of plain adds in the CPU's order, no atomics: the GPU must give the same bits (tolerance 0). */
+static void gpt_embedding(void **state) {
+    (void)state;
+    const int V = 11, T = 7, C = 40, B = 9, N = 63; /* 63 tokens over 11 rows: many repeats */
+    int32_t tok[63];
+    for (int i = 0; i < N; i++) tok[i] = (int32_t)rng_below(&rng, V);
+    tok[0] = tok[N - 1] = V - 1; /* the last row of the table is used */
+    int32_t *dtok = up_ints(tok, N);
+    size_t ne = (size_t)V * C, np = (size_t)T * C, no = (size_t)N * C;
+    float *wte = randn(ne, 1), *wpe = randn(np, 1), *out = malloc(no * sizeof(float));
+    float *dwte = up(wte, ne), *dwpe = up(wpe, np), *dout = poisoned(no);
+    gpt_ops_embedding_forward(cpu, wte, wpe, tok, B, T, C, out);
+    gpt_ops_embedding_forward(gpu, dwte, dwpe, dtok, B, T, C, dout);
+    expect_close("embedding_forward (wte + wpe)", out, dout, no, 0);
+    float *g = randn(no, 1), *gte = randn(ne, 1), *gpe = randn(np, 1);
+    float *dg = up(g, no), *dgte = up(gte, ne), *dgpe = up(gpe, np);
+    gpt_ops_position_backward(cpu, g, B, T, C, gpe);
+    gpt_ops_position_backward(gpu, dg, B, T, C, dgpe);
+    expect_close("position_backward (wpe, accumulated)", gpe, dgpe, np, 0);
+    gpt_ops_token_backward(cpu, g, tok, B, T, V, C, gte);
+    gpt_ops_token_backward(gpu, dg, dtok, B, T, V, C, dgte);
+    expect_close("token_backward (wte, accumulated)", gte, dgte, ne, 0);
+    ops_free_bytes(gpu, dtok);
+    ops_free(gpu, dwte), ops_free(gpu, dwpe), ops_free(gpu, dout), ops_free(gpu, dg), ops_free(gpu, dgte);
+    ops_free(gpu, dgpe);
+    free(wte), free(wpe), free(out), free(g), free(gte), free(gpe);
+}
+
+static void gpt_linear_bias_rows(void **state) {
+    (void)state;
+    const int N = 37, in = 29, out = 53;
+    float *x = randn((size_t)N * in, 1), *w = randn((size_t)out * in, 1), *b = randn(out, 1);
+    float *y = malloc((size_t)N * out * sizeof(float));
+    float *dx_ = up(x, (size_t)N * in), *dw_ = up(w, (size_t)out * in), *db_ = up(b, out);
+    float *dy_ = poisoned((size_t)N * out);
+    linear_forward(cpu, x, w, b, N, in, out, y);
+    gpt_ops_linear_forward(gpu, dx_, dw_, db_, N, in, out, dy_);
+    expect_close("linear forward (bias rows + sgemm)", y, dy_, (size_t)N * out, 1e-5);
+    ops_free(gpu, dx_), ops_free(gpu, dw_), ops_free(gpu, db_), ops_free(gpu, dy_);
+    free(x), free(w), free(b), free(y);
+}
+
+/* ---- the whole GPT: gpt-tiny on the GPU against the CPU ----------------------------------------- */
+
+typedef struct {
+    int order[64]; /* gpt-tiny has 28 parameters */
+    int n;
+} hook_log_t;
+
+static void log_hook(void *ctx, int index) {
+    hook_log_t *h = ctx;
+    if (h->n < 64) h->order[h->n] = index;
+    h->n++;
+}
+
+/* Five steps of forward, backward and SGD with momentum (linear in the gradient, so rounding is not
+ * amplified as AdamW's normalisation would), on batches that vary: full windows, a shorter one
+ * (T' = 5, 3), ignored targets, and a batch whose every target is ignored (loss 0, no gradient).
+ * The parameters are re-drawn larger than GPT-2's init (N(0, 0.3²)) so that attention is far from
+ * uniform and a wrong kernel cannot hide. Tolerances, relative to the largest reference value: loss
+ * 1e-5, gradients 1e-4 each step, parameters 1e-5 at the end (float32 GEMMs summed in another
+ * order differ by about 1e-6); the hook order must be identical. */
+static void gpt_tiny_steps_match_cpu(void **state) {
+    (void)state;
+    gpt_config_t cfg;
+    assert_int_equal(gpt_preset("gpt-tiny", &cfg), 0);
+    const int B = 4, steps = 5, lens[5] = {8, 8, 5, 8, 3};
+    gpt_t mc, mg;
+    gpt_init(&mc, &cfg, cpu, B, 7, NULL);
+    gpt_init(&mg, &cfg, gpu, B, 7, NULL);
+    size_t n = gpt_num_params(&mc);
+    for (size_t i = 0; i < n; i++) mc.params[i] = 0.3f * rng_normal(&rng);
+    ops_from_host(gpu, mg.params, mc.params, n);
+    optim_t oc, og;
+    optim_init(&oc, OPTIM_SGD, n);
+    optim_init_on(&og, OPTIM_SGD, n, gpu);
+    oc.sgd = og.sgd = (sgd_hparams_t){0.9, 1e-3};
+    int32_t tok[32], tgt[32];
+    float *grads = malloc(n * sizeof(float));
+    for (int s = 0; s < steps; s++) {
+        int T = lens[s];
+        for (int i = 0; i < B * T; i++) {
+            tok[i] = (int32_t)rng_below(&rng, cfg.vocab);
+            tgt[i] = s == 3 || rng_below(&rng, 5) == 0 ? -1 : (int32_t)rng_below(&rng, cfg.vocab);
+        }
+        gpt_zero_grad(&mc);
+        gpt_zero_grad(&mg);
+        float lc = gpt_forward(&mc, tok, tgt, B, T), lg = gpt_forward(&mg, tok, tgt, B, T);
+        if (fabsf(lc - lg) > 1e-5f * fmaxf(fabsf(lc), 1e-30f) || (s == 3 && (lc != 0 || lg != 0)))
+            fail_msg("step %d (T'=%d): loss %.9g on the GPU, %.9g on the CPU", s, T, (double)lg, (double)lc);
+        hook_log_t hc = {.n = 0}, hg = {.n = 0};
+        gpt_backward(&mc, 0.5f, log_hook, &hc);
+        gpt_backward(&mg, 0.5f, log_hook, &hg);
+        if (hc.n != mc.layout.count || hg.n != hc.n)
+            fail_msg("step %d: %d gradient-ready hooks on the GPU, %d on the CPU, %d parameters", s, hg.n, hc.n,
+                     mc.layout.count);
+        for (int i = 0; i < hc.n; i++)
+            if (hc.order[i] != hg.order[i])
+                fail_msg("step %d: hook %d fires for parameter %d on the GPU, %d on the CPU", s, i, hg.order[i],
+                         hc.order[i]);
+        char what[64];
+        snprintf(what, sizeof what, "gpt-tiny step %d (T'=%d) gradients", s, T);
+        if (s == 3) { /* every target ignored: no gradient at all */
+            ops_to_host(gpu, grads, mg.grads, n);
+            for (size_t i = 0; i < n; i++)
+                if (grads[i] != 0)
+                    fail_msg("step 3 (no counted target): gradient %zu is %g, not 0", i, (double)grads[i]);
+        }
+        expect_close(what, mc.grads, mg.grads, n, 1e-4);
+        optim_step(&oc, mc.params, mc.grads, 0.05);
+        optim_step(&og, mg.params, mg.grads, 0.05);
+    }
+    expect_close("gpt-tiny parameters after 5 SGD steps", mc.params, mg.params, n, 1e-5);
+    free(grads);
+    optim_free(&oc);
+    optim_free(&og);
+    gpt_free(&mc);
+    gpt_free(&mg);
+}
+
 /* ---- lesson 03's reduction -------------------------------------------------------------------------- */
 
 static void reduce_add_exact_and_in_bounds(void **state) {
@@ -290,6 +502,12 @@ int main(int argc, char **argv) {
         cmocka_unit_test(elementwise_and_sumsq),
         cmocka_unit_test(cross_entropy),
         cmocka_unit_test(optimizers_three_steps),
+        cmocka_unit_test(gpt_layernorm),
+        cmocka_unit_test(gpt_gelu),
+        cmocka_unit_test(gpt_attention),
+        cmocka_unit_test(gpt_embedding),
+        cmocka_unit_test(gpt_linear_bias_rows),
+        cmocka_unit_test(gpt_tiny_steps_match_cpu),
         cmocka_unit_test(reduce_add_exact_and_in_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
