@@ -95,6 +95,10 @@ static inline int gpt_wpe(void) { return 1; }
 static inline int gpt_block_param(int block, int k) { return 2 + GPT_PER_BLOCK * block + k; }
 static inline int gpt_lnf_w(int layers) { return 2 + GPT_PER_BLOCK * layers; }
 static inline int gpt_lnf_b(int layers) { return 3 + GPT_PER_BLOCK * layers; }
+/* The unit of parameter i: 0 = wte, wpe; 1+i = block i; L+1 = ln_f (see the units below). */
+static inline int gpt_unit_of(int layers, int i) {
+    return i < 2 ? 0 : i < gpt_lnf_w(layers) ? 1 + (i - 2) / GPT_PER_BLOCK : layers + 1;
+}
 
 /* What one block's forward keeps for its backward; N = B·T' rows. */
 typedef struct {
