@@ -48,7 +48,7 @@
  * last, so tying costs the reverse order nothing — but a DDP bucket holding wte waits for the
  * whole backward.
  *
- * Units (what FSDP would gather at once), each a contiguous run of the layout: unit 0 = wte, wpe;
+ * Units (what FSDP, lesson 08, gathers at once), each a contiguous run of the layout: unit 0 = wte, wpe;
  * unit 1+i = block i; unit L+1 = ln_f. The unit hooks (model.h's struct) fire around each use of
  * a unit's parameters: forward: 0, 1 .. L, L+1, then 0 again (the head reads wte); backward:
  * pre_backward(0) before the head, then L+1, L .. 1 (pre and post each), and post_backward(0)

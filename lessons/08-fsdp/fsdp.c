@@ -107,7 +107,9 @@ static bool kept(const fsdp_t *f, int u) { return u == f->keep_unit && f->gather
 
 static void pre_forward(void *ctx, int u) {
     fsdp_t *f = ctx;
-    if (kept(f, u)) return; /* its second use: the unit after its first was prefetched then */
+    /* already here: its second use (the unit after its first was prefetched then), or an evaluation's
+     * next forward (no optimizer step since it was gathered) */
+    if (kept(f, u)) return;
     ensure_gathered(f, u);
     f->t->model.unit_params[u] = f->gathered[u];
     prefetch(f, u + 1);
