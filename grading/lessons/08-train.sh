@@ -3,6 +3,9 @@
 # parameters — most not multiples of N) is equivalent to the reference trainer on the global batch,
 # and its traffic is exactly FSDP's: per step and unit an all-gather in forward, another in backward
 # and a reduce-scatter, N−1 ring messages each, plus one ring all-reduce of the squared norm.
+# With --model gpt-tiny the units are wte+wpe (560), two blocks (3280 each) and ln_f (32), and unit 0
+# is gathered once per step: the head is tied to wte, so it stays gathered from the embedding through
+# the head and the whole backward (lessons/08-fsdp/README.md); its peak model state is checked too.
 set -u
 . "$GRADING/lessons/lib.sh"
 n=$1
@@ -16,14 +19,35 @@ SUB_EXTRA="--stats stats.json ${SUB_EXTRA:-}" sh "$GRADING/lessons/train-equiv.s
 equiv=$?
 [ "$PHASE" = judge ] || exit 0
 [ -f "$RUN_DIR/stats.json" ] || exit 1
-msgs=$((K * (3 * 4 * (n - 1) + 2 * (n - 1))))
-bytes=$(awk -v n="$n" -v K="$K" 'BEGIN { split("216 2080 1056 891", u, " "); s = 0
-    for (i = 1; i <= 4; i++) s += 3 * (n - 1) * int((u[i] + n - 1) / n) * 4
+# the units' sizes; kept: 1 when unit 0 is gathered once per step instead of twice (the GPT's)
+case " $* " in
+*" --model gpt-tiny "*) units="560 3280 3280 32" kept=1 ;;
+*) units="216 2080 1056 891" kept=0 ;;
+esac
+U=$(echo "$units" | wc -w)
+msgs=$((K * ((3 * U - kept) * (n - 1) + 2 * (n - 1))))
+bytes=$(awk -v n="$n" -v K="$K" -v units="$units" -v kept="$kept" 'BEGIN { U = split(units, u, " "); s = 0
+    for (i = 1; i <= U; i++) s += (i == 1 ? 3 - kept : 3) * (n - 1) * int((u[i] + n - 1) / n) * 4
     printf "%d", K * s }')
 # on the bookkeeping communicator, only the given code's two assemblies of the full model for the
 # grader's dump (first-step gradients, final parameters): an all-gather per unit each
-other=$((2 * 4 * (n - 1)))
+other=$((2 * U * (n - 1)))
 "$STATCHECK" "$RUN_DIR/stats.json" --ranks "$n" all.msgs_sent=$msgs all.msgs_recv=$msgs "all.bytes_sent=$bytes~$((K * 8 * n))" all.lib_calls=0 \
     all.other_msgs_sent=$other all.other_lib_calls=0 \
-    --hint "per step and unit: all-gather (forward), all-gather (backward), reduce-scatter — N−1 ring messages of one chunk c = ceil(n/N) each — and one all-reduce of the squared norm for clipping; nothing more on any other communicator" || exit 1
+    --hint "per step and unit: all-gather (forward), all-gather (backward), reduce-scatter — N−1 ring messages of one chunk c = ceil(n/N) each (a GPT's unit 0: one all-gather per step) — and one all-reduce of the squared norm for clipping; nothing more on any other communicator" || exit 1
+# the GPT's memory: every rank's peak model state within 10% of 16·P/N + 8·(n_0 + n_max), unit 0
+# (kept) and the largest block gathered with their full gradients (+ 4·n_max: the prefetched block)
+if [ "$kept" = 1 ]; then
+    pf=0
+    case " ${SUB_EXTRA:-} " in *" --prefetch "*) pf=1 ;; esac
+    peaks=$(sed -n 's/.*"mem_peak_model_bytes":[[:space:]]*\([0-9]*\).*/\1/p' "$RUN_DIR/stats.json" | head -n 64)
+    [ "$(echo "$peaks" | grep -c .)" = "$n" ] || { echo "FAIL: stats.json holds $(echo "$peaks" | grep -c .) ranks' peaks, the run had $n"; exit 1; }
+    for got in $peaks; do
+        awk -v g="$got" -v n="$n" -v units="$units" -v pf=$pf 'BEGIN { U = split(units, u, " "); p = 0; m = 0
+            for (i = 1; i <= U; i++) { p += u[i]; if (i > 1 && u[i] > m) m = u[i] }
+            want = 16 * p / n + 8 * (u[1] + m) + 4 * m * pf
+            printf "peak model state %d bytes; 16·P/N + 8·(n_0 + n_max)%s = %d (%.0f%%)\n", g, pf ? " + 4·n_max" : "", want, 100 * g / want
+            if (g > 1.1 * want || g < 0.9 * want) { print "FAIL: not within 10%: unit 0 stays gathered with its gradient through backward, every other unit only while it computes"; exit 1 } }' || exit 1
+    done
+fi
 exit $equiv

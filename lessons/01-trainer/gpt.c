@@ -94,6 +94,7 @@ static float *alloc_tracked(gpt_t *m, mem_cat_t cat, size_t count) {
 }
 
 static void free_tracked(gpt_t *m, mem_cat_t cat, float *p, size_t count) {
+    if (!p) return; /* taken apart and freed already (FSDP, lesson 08, keeps shards only) */
     if (m->mem) mem_sub(m->mem, cat, count * sizeof(float));
     ops_free(m->ops, p);
 }
@@ -150,7 +151,7 @@ void gpt_init(gpt_t *m, const gpt_config_t *cfg, const ops_t *ops, int max_batch
     m->unit_params = dp_calloc((size_t)m->nunits, sizeof(float *));
     m->unit_grads = dp_calloc((size_t)m->nunits, sizeof(float *));
     for (int i = m->layout.count - 1; i >= 0; i--) { /* backwards: a unit's offset is its first view's */
-        int u = i < 2 ? 0 : i < gpt_lnf_w(L) ? 1 + (i - 2) / GPT_PER_BLOCK : L + 1;
+        int u = gpt_unit_of(L, i);
         m->unit_of[i] = u;
         m->unit_offset[u] = m->layout.views[i].offset;
         m->unit_numel[u] += m->layout.views[i].numel;

@@ -49,7 +49,7 @@
  * last, so tying costs the reverse order nothing — but a DDP bucket holding wte waits for the
  * whole backward.
  *
- * Units (what FSDP would gather at once), each a contiguous run of the layout: unit 0 = wte, wpe;
+ * Units (what FSDP, lesson 08, gathers at once), each a contiguous run of the layout: unit 0 = wte, wpe;
  * unit 1+i = block i; unit L+1 = ln_f. The unit hooks (model.h's struct) fire around each use of
  * a unit's parameters: forward: 0, 1 .. L, L+1, then 0 again (the head reads wte); backward:
  * pre_backward(0) before the head, then L+1, L .. 1 (pre and post each), and post_backward(0)
@@ -96,6 +96,10 @@ static inline int gpt_wpe(void) { return 1; }
 static inline int gpt_block_param(int block, int k) { return 2 + GPT_PER_BLOCK * block + k; }
 static inline int gpt_lnf_w(int layers) { return 2 + GPT_PER_BLOCK * layers; }
 static inline int gpt_lnf_b(int layers) { return 3 + GPT_PER_BLOCK * layers; }
+/* The unit of parameter i: 0 = wte, wpe; 1+i = block i; L+1 = ln_f (see the units below). */
+static inline int gpt_unit_of(int layers, int i) {
+    return i < 2 ? 0 : i < gpt_lnf_w(layers) ? 1 + (i - 2) / GPT_PER_BLOCK : layers + 1;
+}
 
 /* What one block's forward keeps for its backward; N = B·T' rows. */
 typedef struct {

@@ -112,6 +112,11 @@ void model_layout(flat_layout_t *L, const model_config_t *c) {
     flat_layout_add(L, "head.bias", 1, (size_t[]){(size_t)c->vocab});
 }
 
+int model_unit_of(const model_config_t *c, int i) {
+    if (c->kind == MODEL_GPT) return gpt_unit_of(c->layers, i);
+    return i == 0 ? 0 : (i - 1) / 2 + 1; /* wte; h.l's weight and bias; the head's */
+}
+
 static float *alloc_tracked(model_t *m, mem_cat_t cat, size_t count) {
     if (m->mem) mem_add(m->mem, cat, count * sizeof(float));
     return ops_alloc(m->ops, count);
@@ -157,7 +162,7 @@ void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max
     m->unit_params = dp_calloc((size_t)m->nunits, sizeof(float *));
     m->unit_grads = dp_calloc((size_t)m->nunits, sizeof(float *));
     for (int i = 0; i < m->layout.count; i++) {
-        int u = i == 0 ? 0 : (i - 1) / 2 + 1;
+        int u = model_unit_of(cfg, i);
         m->unit_of[i] = u;
         if (i == 0 || (i - 1) % 2 == 0) m->unit_offset[u] = m->layout.views[i].offset;
         m->unit_numel[u] += m->layout.views[i].numel;

@@ -129,6 +129,9 @@ int model_check_config(const model_config_t *cfg, char *err, size_t errlen);
 /* Parameters only (no gradients or activations): for tools that read checkpoints. Call
  * model_check_config first. */
 void model_layout(flat_layout_t *layout, const model_config_t *cfg);
+/* The unit of parameter i (model_t's unit_of) from the config alone: for tools that have a layout
+ * but no model (fsdp_consolidate). */
+int model_unit_of(const model_config_t *cfg, int index);
 void model_free(model_t *m);
 size_t model_num_params(const model_t *m);
 

@@ -3,6 +3,7 @@
  * and checkpoints need (the full model on rank 0; a shard file per rank). */
 #include "fsdp.h"
 
+#include "gpt.h"
 #include "ring.h"
 #include "safetensors.h"
 #include "util.h"
@@ -96,8 +97,19 @@ static void ensure_gathered(fsdp_t *f, int u) {
 
 /* ---- the unit hooks ----------------------------------------------------------------------------- */
 
+/* The kept unit (f->keep_unit, the GPT's unit 0 with the head tied to wte) is gathered once, at its
+ * first use in forward, and stays until its post_backward: its second use in forward (the head) and
+ * its first in backward (the head again) find it there. Gathering it again for each use would cost
+ * two more all-gathers of it per step for no memory: its full gradient has to stay live through the
+ * whole backward anyway (the head's share comes first, the embedding's last, and one reduce-scatter
+ * takes both), and with it the parameters that backward reads at both ends. */
+static bool kept(const fsdp_t *f, int u) { return u == f->keep_unit && f->gathered[u]; }
+
 static void pre_forward(void *ctx, int u) {
     fsdp_t *f = ctx;
+    /* already here: its second use (the unit after its first was prefetched then), or an evaluation's
+     * next forward (no optimizer step since it was gathered) */
+    if (kept(f, u)) return;
     ensure_gathered(f, u);
     f->t->model.unit_params[u] = f->gathered[u];
     prefetch(f, u + 1);
@@ -105,23 +117,26 @@ static void pre_forward(void *ctx, int u) {
 
 static void post_forward(void *ctx, int u) {
     fsdp_t *f = ctx;
+    if (u == f->keep_unit) return;
     f->t->model.unit_params[u] = NULL;
     release(f, u, &f->gathered[u]); /* reshard after forward: gathered again for backward */
 }
 
 static void pre_backward(void *ctx, int u) {
     fsdp_t *f = ctx;
-    ensure_gathered(f, u);
+    if (!kept(f, u)) ensure_gathered(f, u);
     f->t->model.unit_params[u] = f->gathered[u];
     f->full_grads[u] = alloc_gathered(f, u); /* zeroed: the padding's gradient stays 0 */
     f->t->model.unit_grads[u] = f->full_grads[u];
-    prefetch(f, u - 1);
+    /* backward runs the units last to first — except that the kept unit opens it (the tied head)
+     * before the last unit: that one comes next */
+    prefetch(f, u == f->keep_unit ? f->nunits - 1 : u - 1);
 }
 
 static void post_backward(void *ctx, int u) {
     fsdp_t *f = ctx;
     double t0 = dp_now();
-    fsdp_reduce_grads(f, u, f->full_grads[u]);
+    fsdp_reduce_grads(f, u, f->full_grads[u]); /* the kept unit: once, with both uses' shares */
     char name[32];
     snprintf(name, sizeof name, "reduce_scatter u%d", u);
     trace_span(f->t->trace, "comm", name, t0, dp_now());
@@ -193,9 +208,7 @@ static void save_shards(trainer_t *t, const char *path) {
             st_writer_add(w, name, DT_F32, 1, &c, v + off);
         }
     }
-    const model_config_t *mc = &t->model.cfg;
-    snprintf(val, sizeof val, "vocab=%d context=%d embed=%d hidden=%d layers=%d", mc->vocab, mc->context, mc->embed,
-             mc->hidden, mc->layers);
+    model_config_string(&t->model.cfg, val, sizeof val); /* as a lesson-01 checkpoint says it */
     st_writer_meta(w, "model", val);
     st_writer_meta(w, "format", "dpc-fsdp-shard-1");
     st_writer_meta(w, "optimizer", t->optim.kind == OPTIM_ADAMW ? "adamw" : "sgd");
@@ -245,12 +258,9 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on) {
     f->rank = t->rank;
     f->prefetch = prefetch_on;
     model_t *m = &t->model;
-    /* The GPT's tied wte (unit 0) is gathered twice in a forward and stays gathered through the whole
-     * backward, and the prefetcher, which assumes each unit is used once in order, can then lose a
-     * request and leave the ranks' gathers out of step: not sharded until that is handled. */
-    if (m->gpt)
-        dp_fatal("train_fsdp does not shard --model %s yet (its tied embedding is used twice); use --model mlp",
-                 t->cfg.model);
+    /* The GPT's LM head is tied to wte (gpt.h): unit 0 is used at both ends of forward and opens
+     * backward, so it is the kept unit (see the hooks). The MLP uses every unit once each way. */
+    f->keep_unit = m->gpt ? 0 : -1;
     if (t->cfg.sample)
         dp_fatal(
             "--sample needs the whole model on one rank: consolidate the checkpoint and sample with train --resume");
@@ -277,6 +287,7 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on) {
     ops_free(t->ops, m->params);
     ops_free(t->ops, m->grads);
     m->params = m->grads = NULL;
+    if (m->gpt) m->gpt->params = m->gpt->grads = NULL; /* model_t shares them with its gpt_t (model.h) */
     optim_free(&t->optim);
     t->optim = shard_optim;
     mem_add(&t->mem, MEM_PARAMS, S * sizeof(float));
@@ -351,6 +362,12 @@ void fsdp_free(fsdp_t *f) {
 float fsdp_train_step(trainer_t *t, double lr) {
     fsdp_t *f = t->ext;
     model_t *m = &t->model;
+    /* an evaluation's forward (no backward) leaves the kept unit gathered; this step's must gather
+     * it anew, after the last optimizer step */
+    if (f->keep_unit >= 0) {
+        m->unit_params[f->keep_unit] = NULL;
+        release(f, f->keep_unit, &f->gathered[f->keep_unit]);
+    }
     ops_fill(t->ops, f->shard_grads, 0.0f, f->shard_numel);
     double t0 = dp_now();
     float loss = model_forward(m, t->ctx, t->targets, t->local_batch);

@@ -4,7 +4,8 @@
  * gradient 4, m 4, v 4). FSDP keeps 1/N of everything on each rank and assembles one unit (a layer)
  * at a time, only while it is needed:
  *
- *   each unit (wte, h.0, ..., head) flattened, padded to N·c (c = ceil(n/N)), rank r owns [r·c, (r+1)·c)
+ *   each unit (the MLP: wte, h.0, ..., head; a GPT: wte+wpe, block 0, ..., ln_f) flattened, padded to
+ *   N·c (c = ceil(n/N)), rank r owns [r·c, (r+1)·c)
  *
  *   forward, per unit:   all-gather the shards ──► full parameters ──► compute ──► free them
  *   backward, per unit:  all-gather again ──► compute the full gradient ──► reduce-scatter (averaged)
@@ -39,6 +40,9 @@ typedef struct {
     coll_t host_coll;   /* the same ranks, host memory: for numbers the host holds (Σ g² in fsdp_clip) */
     float **gathered;   /* per unit: the gathered N·c parameters while alive, else NULL */
     float **full_grads; /* per unit: the N·c gradient while its backward runs, else NULL */
+    int keep_unit;      /* a unit used more than once per pass (the GPT's unit 0: its head is tied to
+                         * wte), kept gathered from its first use in forward to its post_backward;
+                         * -1: none (the MLP) */
     bool prefetch;      /* gather the next unit on a second thread while computing this one */
     /* the prefetch worker: at most one gather in flight */
     comm_t *worker_comm;

@@ -43,6 +43,32 @@ static void same_as_rank0(const st_file_t *f, const char *path, const st_file_t 
                  path0, theirs);
 }
 
+/* The model a shard file names, in a lesson-01 checkpoint's words (model_config_string): the MLP's
+ * "vocab=V context=T embed=E hidden=H layers=L" or "gpt vocab=V context=T channels=C heads=NH
+ * layers=L". Only a string that model_config_string gives back unchanged is taken (no trailing or
+ * missing words), and only sizes model_check_config accepts. */
+static int parse_model(const char *s, model_config_t *mc, char *err, size_t errlen) {
+    int end = -1;
+    memset(mc, 0, sizeof *mc);
+    if (!strncmp(s, "gpt ", 4)) {
+        mc->kind = MODEL_GPT;
+        sscanf(s, "gpt vocab=%d context=%d channels=%d heads=%d layers=%d%n", &mc->vocab, &mc->context, &mc->embed,
+               &mc->heads, &mc->layers, &end);
+        mc->hidden = 4 * mc->embed; /* implied by C (model.h) */
+    } else {
+        sscanf(s, "vocab=%d context=%d embed=%d hidden=%d layers=%d%n", &mc->vocab, &mc->context, &mc->embed,
+               &mc->hidden, &mc->layers, &end);
+    }
+    char again[256];
+    model_config_string(mc, again, sizeof again);
+    if (end < 0 || s[end] || strcmp(s, again))
+        return dp_error(err, errlen,
+                        "'%.80s', expected 'vocab=V context=T embed=E hidden=H layers=L' or 'gpt vocab=V context=T "
+                        "channels=C heads=NH layers=L'",
+                        s);
+    return model_check_config(mc, err, errlen);
+}
+
 /* The one N for which PATH.rank0-of-N.safetensors exists; two sets side by side are refused (which
  * one the user means cannot be guessed). */
 static int find_world_size(const char *shards) {
@@ -98,13 +124,7 @@ int main(int argc, char **argv) {
     }
     model_config_t mc;
     const char *model = need_meta(&f[0], path0, "model");
-    int end = -1;
-    sscanf(model, "vocab=%d context=%d embed=%d hidden=%d layers=%d%n", &mc.vocab, &mc.context, &mc.embed, &mc.hidden,
-           &mc.layers, &end);
-    if (end < 0 || model[end])
-        dp_fatal("%s: metadata 'model' is '%.80s', expected 'vocab=V context=T embed=E hidden=H layers=L'", path0,
-                 model);
-    if (model_check_config(&mc, err, sizeof err) != 0) dp_fatal("%s: metadata 'model': %s", path0, err);
+    if (parse_model(model, &mc, err, sizeof err) != 0) dp_fatal("%s: metadata 'model': %s", path0, err);
     flat_layout_t L;
     model_layout(&L, &mc);
     const char *opt = need_meta(&f[0], path0, "optimizer");
@@ -113,10 +133,11 @@ int main(int argc, char **argv) {
     int with_v = !strcmp(opt, "adamw");
     /* Every shard of unit u holds exactly ceil(n_u / N) values: checked for all of them before the
      * full arrays are allocated, so the allocation is bounded by what the files hold. */
-    for (int u = 0; u < mc.layers + 2; u++) {
-        int first = u == 0 ? 0 : 1 + 2 * (u - 1), last = u == 0 ? 0 : first + 1;
-        size_t numel = 0;
-        for (int i = first; i <= last; i++) numel += L.views[i].numel;
+    int nunits = model_unit_of(&mc, L.count - 1) + 1;
+    size_t *unit_numel = dp_calloc((size_t)nunits, sizeof(size_t));
+    for (int i = 0; i < L.count; i++) unit_numel[model_unit_of(&mc, i)] += L.views[i].numel;
+    for (int u = 0; u < nunits; u++) {
+        size_t numel = unit_numel[u];
         size_t chunk = (numel + (size_t)N - 1) / (size_t)N;
         for (int r = 0; r < N; r++)
             for (int k = 0; k < (with_v ? 3 : 2); k++) {
@@ -132,13 +153,10 @@ int main(int argc, char **argv) {
     float *full[3];
     for (int k = 0; k < 3; k++) full[k] = dp_calloc(L.numel, sizeof(float));
     const char *kinds[3] = {"param", "m", "v"};
-    /* units: wte, then one per hidden layer, then the head — contiguous runs of the layout */
+    /* the units are contiguous runs of the layout, in order (model.h) */
     size_t offset = 0;
-    int nunits = mc.layers + 2;
     for (int u = 0; u < nunits; u++) {
-        int first = u == 0 ? 0 : 1 + 2 * (u - 1), last = u == 0 ? 0 : first + 1;
-        size_t numel = 0;
-        for (int i = first; i <= last; i++) numel += L.views[i].numel;
+        size_t numel = unit_numel[u];
         for (int k = 0; k < (with_v ? 3 : 2); k++) {
             char name[32];
             snprintf(name, sizeof name, "unit%d.%s", u, kinds[k]);
@@ -169,6 +187,7 @@ int main(int argc, char **argv) {
     for (int r = 0; r < N; r++) st_close(&f[r]);
     for (int k = 0; k < 3; k++) free(full[k]);
     free(f);
+    free(unit_numel);
     flat_layout_free(&L);
     return 0;
 }

@@ -1,5 +1,6 @@
 # The trainers with --model gpt-tiny: it learns, DDP and accumulation are equivalent to one process
-# on the global batch, a resume is bit-identical, a resume with another model and FSDP are refused.
+# on the global batch, a resume is bit-identical, a resume with another model is refused, and FSDP
+# (lesson 08) shards it equivalently, its consolidated shards resuming in lesson 01 and on 1 rank.
 # shellcheck disable=SC2086 # the flag strings ($G, $E, $R, $QUICK) are meant to split into words
 . "$(dirname "$0")/lib.sh"
 EQUIV=$BUILD/grading/equiv
@@ -67,11 +68,28 @@ else
 fi
 expect_error "an MLP size flag with a gpt" "--hidden sizes the MLP" $TRAIN $G --hidden 16
 
-# 4. FSDP does not shard the GPT yet: refused on every rank (one line each), nothing trained.
-"$MPIRUN" -np 2 $SOL/08-fsdp/train_fsdp $E --batch 4 >"$TMP/out" 2>"$TMP/err"
-rc=$?
-if [ $rc != 0 ] && grep -q "does not shard --model gpt-tiny yet" "$TMP/err" && ! grep -q "^step" "$TMP/out"; then
-    pass "train_fsdp refuses gpt-tiny: $(head -n 1 "$TMP/err")"
+# 4. FSDP shards the GPT (units: wte+wpe, each block, ln_f; the tied head keeps unit 0 gathered):
+# 2 ranks x 4 with prefetch against one process on 8, as in 2. Its shards at step 4, consolidated,
+# load in lesson 01's train and resume FSDP on 1 rank (another N); both continue equivalently.
+if ! "$MPIRUN" -np 2 $SOL/08-fsdp/train_fsdp $E --batch 4 --prefetch --save-every 4 --save "$TMP/fsdp.safetensors" \
+    --dump "$TMP/sub.st" >"$TMP/log" 2>&1; then
+    fail "gpt-tiny train_fsdp on 2 ranks: $(tail -n 2 "$TMP/log")"
+elif "$EQUIV" "$TMP/ref.st" "$TMP/sub.st" --batch 4 --world 2 --lr 1e-2 $SPREAD >"$TMP/eq" 2>&1; then
+    pass "gpt-tiny train_fsdp --prefetch, 2 ranks x 4, equivalent to 1 process x 8: $(grep '^params' "$TMP/eq")"
 else
-    fail "train_fsdp with gpt-tiny: exit $rc, $(head -c 300 "$TMP/err")"
+    fail "gpt-tiny train_fsdp, 2 ranks x 4, not equivalent to 1 process x 8: $(grep FAIL "$TMP/eq" | head -n 3)"
+fi
+if $SOL/08-fsdp/fsdp_consolidate --shards "$TMP/fsdp.step4.safetensors" --out "$TMP/full4.safetensors" >"$TMP/log" 2>&1 &&
+    grep -q "gpt vocab=27 context=8 channels=16 heads=2 layers=2" "$TMP/full4.safetensors" &&
+    $TRAIN $E --batch 8 --resume "$TMP/full4.safetensors" --dump "$TMP/l01.st" >"$TMP/log" 2>&1 &&
+    $SOL/08-fsdp/train_fsdp $E --batch 8 --resume "$TMP/full4.safetensors" --dump "$TMP/fsdp1.st" >"$TMP/log" 2>&1; then
+    for r in l01 fsdp1; do
+        if "$EQUIV" "$TMP/ref.st" "$TMP/$r.st" --ref-offset 4 --lr 1e-2 >"$TMP/eq" 2>&1; then
+            pass "gpt-tiny FSDP shards at step 4, consolidated, resumed by $r: equivalent: $(grep '^params' "$TMP/eq")"
+        else
+            fail "gpt-tiny FSDP shards at step 4, resumed by $r: not equivalent: $(grep FAIL "$TMP/eq" | head -n 3)"
+        fi
+    done
+else
+    fail "gpt-tiny FSDP shards: consolidate or resume: $(tail -n 2 "$TMP/log")"
 fi
