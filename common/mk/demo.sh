@@ -58,15 +58,15 @@ set -- $(build/datasets/tok_entropy build/data/fortunes-val.tok)
 baseline=$6
 # The last validation loss, and the training loss averaged over the last 100 steps (one step's is noisy).
 set -- $(awk -F, 'NR > 1 { l[NR] = $2; if ($4 != "") v = $4; n = NR } END {
-    for (i = n; i > n - 100 && i > 1; i--) { s += l[i]; k++ } printf "%.4f %.4f", s / k, v }' "$OUT/gpt_loss.csv")
+    for (i = n; i > n - 100 && i > 1; i--) { s += l[i]; k++ } printf "%.4f %s", s / k, v == "" ? "none" : sprintf("%.4f", v) }' "$OUT/gpt_loss.csv")
 gpt_train=$1 gpt_val=$2
 echo "GPT: train loss $gpt_train (mean of the last 100 steps), validation loss $gpt_val nats/character;" \
     "unigram baseline (entropy of the validation set) $baseline"
 # Half a nat below the baseline: far more than the evaluation's sampling noise, and far less than
-# what the full run reaches (datasets/README.md), so a failure means the model learnt nothing.
-if ! awk -v v="$gpt_val" -v b="$baseline" 'BEGIN { exit !(v != "" && v < b - 0.5) }'; then
+# what the full run reaches (datasets/README.md): a failure means the model hardly used the context.
+if ! awk -v v="$gpt_val" -v b="$baseline" 'BEGIN { exit !(v != "none" && v + 0 < b - 0.5) }'; then
     echo "demo: FAILED: the GPT's validation loss $gpt_val is not clearly below the unigram baseline $baseline" \
-        "(by 0.5 nats); it learnt nothing from the context (DEMO_GPT_STEPS=$GPT_STEPS too few?)" >&2
+        "(by 0.5 nats): it learnt too little from the context (DEMO_GPT_STEPS=$GPT_STEPS too few?)" >&2
     exit 1
 fi
 echo "-- a sample (800 characters from a context of newlines, $OUT/gpt_samples.txt) --"
