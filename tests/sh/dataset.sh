@@ -61,3 +61,11 @@ else
     pass "fortune split: $nall fortunes ($nval for validation), disjoint, $got tokens in all"
 fi
 expect_error "missing fortune directory" "fortunes" "$F" --dir "$TMP/none" --out-dir "$TMP/fc"
+if [ -f build/data/fortunes-train.tok ]; then # make dataset's corpus, where the package is installed
+    if $TRAIN --model gpt-mini --data build/data/fortunes-train.tok --val build/data/fortunes-val.tok --steps 2 \
+        --batch 4 --eval-batches 2 --log-every 1000 >"$TMP/log" 2>&1; then
+        pass "the fortune corpus (build/data) loads and trains gpt-mini: $(head -n 1 "$TMP/log")"
+    else
+        fail "training gpt-mini on the fortune corpus: $(tail -n 2 "$TMP/log")"
+    fi
+fi
