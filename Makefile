@@ -305,7 +305,8 @@ grade:
 # The word-list dataset too, so every lesson command runs after a plain make (where the word list is
 # not installed, the programs point to make dataset, which says what to install).
 all: $(LIBDPC) $(TREE_$(O)/solutions) $(TREE_$(O)/lessons) $(DATASET_TOOLS) $(GRADING_TOOLS) \
-	$(GRADING_CHECKS_$(O)/solutions) $(GRADING_CHECKS_$(O)/lessons) $(if $(wildcard $(WORDS)),$(DATASET))
+	$(GRADING_CHECKS_$(O)/solutions) $(GRADING_CHECKS_$(O)/lessons) $(if $(wildcard $(WORDS)),$(DATASET)) \
+	$(if $(wildcard $(FORTUNES)),$(CORPUS))
 
 sub: $(LIBDPC) $(TREE_$(O)/solutions) $(GRADING_TOOLS) $(GRADING_CHECKS_$(O)/solutions) \
 	$(TREE_$(SUB_O)) $(GRADING_CHECKS_$(SUB_O))
@@ -342,7 +343,7 @@ help:
 
 # The demo (see common/mk/demo.sh).
 .PHONY: demo-run
-demo-run: all $(DATASET)
+demo-run: all $(DATASET) $(CORPUS)
 	@sh common/mk/demo.sh
 
 # Benchmarks (see common/mk/bench.sh): ratios against baselines measured in the same run.

@@ -17,6 +17,7 @@ libopenblas-dev      GEMM (CBLAS)
 libcjson-dev         checkpoint headers, stats and grader reports
 gnuplot-nox          PNG plots
 wamerican            the word list the default dataset is built from
+fortunes             the fortune-cookie files the GPT's English corpus is built from (make dataset)
 patch                applying the seeded-bug catalogue in tests/
 bubblewrap           the grader's sandbox for submitted code
 clang-format         the course's C style: make format, make format-check (version 14 on Debian 12)
@@ -27,7 +28,8 @@ check_only=0
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "deps: this is not a Debian/Ubuntu system; install by hand: a C11 compiler, make, Open MPI," \
-        "cmocka, OpenBLAS, cJSON, gnuplot and a words list (/usr/share/dict/words)" >&2
+        "cmocka, OpenBLAS, cJSON, gnuplot, a words list (/usr/share/dict/words) and fortune(6)'s files" \
+        "(/usr/share/games/fortunes)" >&2
     exit 1
 fi
 

@@ -69,7 +69,7 @@ int main(int argc, char **argv) {
     bool no_optim = false;
     uint64_t seed = 1;
     const cli_opt_t opts[] = {
-        {"model", CLI_CHOICE, &model, "GPT preset", .choices = "gpt-tiny|gpt-small"},
+        {"model", CLI_CHOICE, &model, "GPT preset", .choices = "gpt-tiny|gpt-mini|gpt-small"},
         {"threads", CLI_INT, &threads, "OpenBLAS threads (the GEMMs only)", .min = 1, .max = 256,
          .env = "BENCH_GPT_THREADS"},
         {"batch", CLI_INT, &batch, "sequences per step", .min = 1, .max = 4096},

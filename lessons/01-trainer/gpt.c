@@ -18,12 +18,14 @@
 int gpt_preset(const char *name, gpt_config_t *cfg) {
     /* Counts by gpt_count_params: V·C + T·C + L·(12C² + 13C) + 2C
      *   gpt-tiny:  27·16 + 8·16 + 2·(12·256 + 208) + 32          =     7,152
+     *   gpt-mini:  97·64 + 64·64 + 2·(12·4096 + 832) + 128       =   110,400
      *   gpt-small: 256·256 + 128·256 + 6·(12·65536 + 3328) + 512  = 4,837,376 */
     static const struct {
         const char *name;
         gpt_config_t cfg;
     } presets[] = {
         {"gpt-tiny", {27, 8, 16, 2, 2}},
+        {"gpt-mini", {97, 64, 64, 4, 2}},
         {"gpt-small", {256, 128, 256, 8, 6}},
     };
     for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)

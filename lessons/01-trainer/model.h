@@ -138,7 +138,7 @@ size_t model_num_params(const model_t *m);
 /* "vocab=V context=T embed=E hidden=H layers=L" for the MLP (what checkpoints have always held),
  * "gpt vocab=V context=T channels=C heads=NH layers=L" for a GPT: a checkpoint's identity. */
 void model_config_string(const model_config_t *cfg, char *out, size_t n);
-/* A GPT preset's config (gpt-tiny, gpt-small; gpt.h) with the vocabulary `vocab`: 0, or -1 for an
+/* A GPT preset's config (gpt-tiny, gpt-mini, gpt-small; gpt.h) with the vocabulary `vocab`: 0, or -1 for an
  * unknown name. */
 int model_gpt_preset(const char *name, int vocab, model_config_t *cfg);
 

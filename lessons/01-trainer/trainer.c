@@ -68,7 +68,7 @@ static cli_opt_t *options(trainer_config_t *c) {
         {"model", CLI_CHOICE, &c->model,
          "the network: the MLP, or a GPT whose preset fixes context, channels, heads and blocks (vocabulary from "
          "--data)",
-         .choices = "mlp|gpt-tiny|gpt-small"},
+         .choices = "mlp|gpt-tiny|gpt-mini|gpt-small"},
         {"preset", CLI_CHOICE, &c->preset, "the MLP's size", .choices = "tiny|small|default|large"},
         {"context", CLI_INT, &c->context, "the MLP's context length T (0: from --preset)", .min = 0, .max = 1024},
         {"embed", CLI_INT, &c->embed, "the MLP's embedding width E (0: from --preset)", .min = 0, .max = 65536},
@@ -395,7 +395,9 @@ static void write_samples(trainer_t *t) {
         dp_out_t o;
         if (dp_out_open(&o, t->cfg.sample_out) != 0)
             dp_fatal("cannot write %s: %s", t->cfg.sample_out, strerror(errno));
-        for (char *p = text; *p; p++) fputc(*p == '.' ? '\n' : *p, o.f);
+        /* Token 0 separates records: the word list's '.' becomes one word a line; in text whose
+         * token 0 is the newline already (the fortune corpus) every character stays as it is. */
+        for (char *p = text; *p; p++) fputc(*p == t->train.vocab[0] ? '\n' : *p, o.f);
         fputc('\n', o.f);
         if (dp_out_close(&o) != 0) dp_fatal("cannot write %s: %s", t->cfg.sample_out, strerror(errno));
         logger_line(&t->log, "samples written to %s", t->cfg.sample_out);

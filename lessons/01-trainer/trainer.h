@@ -30,7 +30,7 @@ typedef struct {
     /* data */
     const char *data, *val;
     /* model */
-    const char *model; /* "mlp", or a GPT preset of gpt.h: "gpt-tiny", "gpt-small" */
+    const char *model; /* "mlp", or a GPT preset of gpt.h: "gpt-tiny", "gpt-mini", "gpt-small" */
     const char *preset;
     int context, embed, hidden, layers;
     /* optimisation */

@@ -418,8 +418,8 @@ static void layout_and_presets(void **state) {
     const struct {
         const char *name;
         size_t count;
-    } want[] = {{"gpt-tiny", 7152}, {"gpt-small", 4837376}};
-    for (int k = 0; k < 2; k++) {
+    } want[] = {{"gpt-tiny", 7152}, {"gpt-mini", 110400}, {"gpt-small", 4837376}};
+    for (int k = 0; k < 3; k++) {
         gpt_config_t c;
         assert_int_equal(gpt_preset(want[k].name, &c), 0);
         size_t C = (size_t)c.channels, L = (size_t)c.layers;
