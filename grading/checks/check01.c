@@ -1,6 +1,6 @@
 /* check01 — the grader's unit checks of lesson 01 (linked with the submission's lesson-01 code).
  *
- *   check01 linear_backward | xent_backward | adamw | gradcheck | device
+ *   check01 linear_backward | xent_backward | adamw | gradcheck | gradcheck_gpt | device
  *
  * Each compares the student's function with an independent float64 oracle written here with plain
  * loops (and, for the gradients, with central finite differences in float64), on random inputs with
@@ -8,6 +8,8 @@
  * the one that matches. `device` checks the GPU twins (kernels.cu, device_step.c) against the CPU
  * functions where a GPU is, and exits SKIPPED (77) elsewhere. */
 #include "checklib.h"
+#include "gpt.h"
+#include "gpt_oracle.h"
 #include "layers.h"
 #include "model.h"
 #include "optim.h"
@@ -694,6 +696,158 @@ static int gradcheck(void) {
     return bad;
 }
 
+/* ---- gradcheck_gpt: gpt-tiny's every tensor against its float64 oracle ---------------------- */
+
+/* What computes tensor i's gradient in gpt.c's backward, for the FAIL line of the first tensor that
+ * backward gets wrong (every tensor backward computes before it was right, so the mistake is made
+ * there): the given layers (LayerNorm, attention, embedding) only pass on what the student's Linear
+ * and cross-entropy hand them. */
+static const char *gpt_culprit(const gpt_t *m, int i, const bool *wrong, char *buf, size_t n) {
+    const char *name = m->layout.views[i].name;
+    bool linear = strstr(name, ".c_attn.") || strstr(name, ".c_proj.") || strstr(name, ".c_fc.");
+    bool bias = strstr(name, ".bias") != NULL;
+    if (i == gpt_wte())
+        snprintf(buf, n,
+                 "dW of the tied head, wte's first share — your linear_backward's dW += dYᵀ·X over all B·T "
+                 "rows (the embedding's share is given code)?");
+    else if (strstr(name, "ln_f."))
+        snprintf(buf, n,
+                 "the first gradient after the head: from dlogits (your xent_backward) through the tied head's "
+                 "dX = dY·W (your linear_backward)?");
+    else if (linear && !bias)
+        snprintf(buf, n, "dW differs, db is right — your linear_backward's dW += dYᵀ·X (summed over all B·T rows)?");
+    else if (linear && !wrong[i - 1])
+        snprintf(buf, n, "db differs, dW is right — your linear_backward's db += Σ dY (over all B·T rows)?");
+    else if (linear)
+        snprintf(buf, n,
+                 "dW and db both differ: the dY this Linear receives is wrong — the dX = dY·W that your "
+                 "linear_backward passed back to it?");
+    else
+        snprintf(buf, n,
+                 "given code (LayerNorm, the position embedding) computes it from the gradient your "
+                 "linear_backward's dX = dY·W passed back to it?");
+    return buf;
+}
+
+/* gpt-tiny (7,152 parameters, 28 tensors) is built from gpt.c's given layers and the student's Linear
+ * and cross-entropy: its loss against the oracle, then every tensor's gradient, in the order backward
+ * computes them, by central differences of the float64 oracle (grading/checks/gpt_oracle.h, also
+ * tests/unit/test_gpt.c's) — at 8 elements spread over each tensor (wte: also a row whose token
+ * appears and one that does not) and along 2 random directions over the whole tensor, which no
+ * wrong element escapes unnoticed for long. B = 2 sequences of 7 < T tokens, 2 ignored targets, a
+ * repeated token, parameters re-drawn (gpt_oracle.h). Tolerance as test_gpt's (there: worst 8e-6
+ * relative, 1.1e-7 absolute): 1e-4 of the slope + 2e-6, along a direction 1e-4 of the tensor's
+ * gradient norm + 2e-6. The oracle runs in the judge only (ck_recording): ~600 forward passes. */
+static int gradcheck_gpt(void) {
+    gpt_config_t cfg;
+    if (gpt_preset("gpt-tiny", &cfg) != 0) dp_fatal("grader error: no gpt-tiny preset");
+    enum { B = 2, T = 7, N = B * T };
+    gpt_t m;
+    gpt_init(&m, &cfg, cpu(), B, 1, NULL);
+    gpt_oracle_redraw(&m, 7);
+    rng_t r;
+    rng_init(&r, 11);
+    int32_t tok[N], tgt[N];
+    for (int i = 0; i < N; i++) {
+        tok[i] = (int32_t)rng_below(&r, (uint32_t)cfg.vocab);
+        tgt[i] = (int32_t)rng_below(&r, (uint32_t)cfg.vocab);
+    }
+    tok[9] = tok[2]; /* a repeated token: wte's row gets two embedding shares */
+    tgt[3] = -1, tgt[12] = -1;
+    size_t n = m.layout.numel;
+    gpt_zero_grad(&m);
+    float loss = gpt_forward(&m, tok, tgt, B, T);
+    ck_tape("gpt-tiny loss", &loss, sizeof loss);
+    gpt_backward(&m, 1.0f, NULL, NULL);
+    ck_tape("gpt-tiny gradients", m.grads, n * sizeof(float));
+    if (ck_recording()) {
+        gpt_free(&m);
+        return 0;
+    }
+    double *p = gpt_oracle_params(&m);
+    int bad = 0;
+    double want = gpt_oracle_loss(&m, p, tok, tgt, B, T, NULL);
+    if (!(fabs(loss - want) <= 1e-5 * fabs(want))) {
+        printf("FAIL: gpt-tiny's loss is %.9g, the float64 oracle's %.9g: the forward pass uses your linear_forward "
+               "(y = x·Wᵀ + b) and xent_forward (per row: B·T rows, the ignored targets left out by the given code)\n",
+               (double)loss, want);
+        bad = 1;
+    }
+    bool *wrong = calloc((size_t)m.layout.count, sizeof(bool));
+    int nwrong = 0, root = -1;
+    double worst = 0; /* the largest error, in tolerances */
+    char detail[400] = "";
+    double *u = malloc(n * sizeof(double));
+    for (int i = m.layout.count - 1; i >= 0; i--) { /* backward's order (wte's head share aside) */
+        const flat_view_t *v = &m.layout.views[i];
+        const float *g = m.grads + v->offset;
+        char what[240] = "";
+        if (ck_has_nonfinite(g, v->numel)) snprintf(what, sizeof what, "its gradient holds NaN or Inf");
+        size_t picks[10];
+        int np = 0;
+        for (int k = 0; k < 8 && (size_t)k < v->numel; k++) picks[np++] = ((size_t)k * v->numel) / 8 + (size_t)k % 3;
+        if (i == gpt_wte()) { /* a row of a token that appears, one of a token that does not */
+            picks[np++] = (size_t)tok[2] * v->shape[1] + 5;
+            int unused = 0;
+            for (int seen = 1; seen;) {
+                seen = 0;
+                for (int k = 0; k < N; k++) seen |= tok[k] == unused;
+                if (seen) unused++;
+            }
+            picks[np++] = (size_t)unused * v->shape[1] + 3;
+        }
+        for (int k = 0; k < np && !*what; k++) {
+            size_t j = picks[k] % v->numel;
+            double num = gpt_oracle_slope(&m, p, v->offset + j, 1, NULL, 1e-4, tok, tgt, B, T);
+            worst = fmax(worst, fabs(g[j] - num) / (1e-4 * fabs(num) + 2e-6));
+            if (!(fabs(g[j] - num) <= 1e-4 * fabs(num) + 2e-6))
+                snprintf(what, sizeof what, "[%zu] = %.7g, the finite difference of the float64 oracle %.7g", j,
+                         (double)g[j], num);
+        }
+        double gnorm = 0;
+        for (size_t k = 0; k < v->numel; k++) gnorm += (double)g[k] * g[k];
+        gnorm = sqrt(gnorm);
+        for (int d = 0; d < 2 && !*what; d++) {
+            double un = 0, dot = 0;
+            for (size_t k = 0; k < v->numel; k++) u[k] = rng_normal(&r), un += u[k] * u[k];
+            for (size_t k = 0; k < v->numel; k++) u[k] /= sqrt(un), dot += u[k] * g[k];
+            double num = gpt_oracle_slope(&m, p, v->offset, v->numel, u, 1e-4, tok, tgt, B, T);
+            worst = fmax(worst, fabs(dot - num) / (1e-4 * gnorm + 2e-6));
+            if (!(fabs(dot - num) <= 1e-4 * gnorm + 2e-6))
+                snprintf(what, sizeof what,
+                         "along a random direction its slope is %.7g, the float64 oracle's %.7g (some elements "
+                         "between the ones sampled are wrong)",
+                         dot, num);
+        }
+        if (!*what) continue;
+        wrong[i] = true;
+        nwrong++;
+        if (root < 0) root = i, snprintf(detail, sizeof detail, "%s", what);
+    }
+    if (root >= 0) {
+        char why[300];
+        printf("FAIL: %s: %s — %s\n", m.layout.views[root].name, detail, gpt_culprit(&m, root, wrong, why, sizeof why));
+        printf("  (it is the first tensor backward gets wrong: every one backward computes before it agrees with the "
+               "oracle; %d of %d tensors differ",
+               nwrong, m.layout.count);
+        int listed = 0;
+        for (int i = m.layout.count - 1; i >= 0 && listed < 4; i--)
+            if (wrong[i] && i != root) printf("%s%s", listed++ ? ", " : ": also ", m.layout.views[i].name);
+        printf("%s)\n", nwrong - 1 > listed ? ", ..." : "");
+        bad = 1;
+    }
+    if (!bad)
+        printf("gpt-tiny (your Linear and cross-entropy inside a transformer: B·T = %d rows): the loss and all %d "
+               "tensors' gradients agree with float64 central differences of an independent oracle\n",
+               N, m.layout.count);
+    if (!bad) printf("margin: worst gradient error %.2f of the tolerance\n", worst);
+    free(wrong);
+    free(u);
+    free(p);
+    gpt_free(&m);
+    return bad;
+}
+
 /* ---- device: the GPU twins (kernels.cu, device_step.c) against the CPU functions ------------------ */
 
 /* Where no GPU is (or in a build without CUDA) the check says so and exits SKIPPED: grading/grade
@@ -1113,6 +1267,7 @@ int main(int argc, char **argv) {
                                  {"xent_backward", xent_backward_check},
                                  {"adamw", adamw_check},
                                  {"gradcheck", gradcheck},
+                                 {"gradcheck_gpt", gradcheck_gpt},
                                  {"device", device_check},
                                  {NULL, NULL}};
     return ck_main(argc, argv, checks);

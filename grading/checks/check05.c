@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "checklib.h"
 #include "ddp.h"
+#include "gpt.h"
 #include "util.h"
 
 #include <errno.h>
@@ -337,6 +338,39 @@ static void random_cases(unsigned *failed) {
     }
 }
 
+/* The GPT's real layouts (gpt.h), many tensors of mixed sizes: gpt-tiny's 28 with the cap its DDP run
+ * is graded with (grading/lessons/05.sh: buckets of several of a block's tensors) and one tensor per
+ * bucket; gpt-small's 76 with bucket_cap_mb unset (the first bucket closes on the last block's
+ * mlp.c_proj.weight, 1 MiB by itself) and with an explicit 4 MiB. */
+static void gpt_cases(unsigned *failed) {
+    const struct {
+        const char *preset;
+        double cap_mb; /* 0: unset */
+        kind_t kind;
+    } cases[] = {{"gpt-tiny", 0.005, K_EXPLICIT},
+                 {"gpt-tiny", 1e-6, K_RULE},
+                 {"gpt-small", 0, K_RULE},
+                 {"gpt-small", 4, K_EXPLICIT}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        gpt_config_t cfg;
+        if (gpt_preset(cases[c].preset, &cfg) != 0) dp_fatal("grader error: no preset %s", cases[c].preset);
+        flat_layout_t L;
+        gpt_layout(&L, &cfg);
+        size_t *numel = dp_calloc((size_t)L.count, sizeof(size_t));
+        for (int i = 0; i < L.count; i++) numel[i] = L.views[i].numel;
+        bool unset = cases[c].cap_mb == 0;
+        size_t cap = (size_t)((unset ? DDP_DEFAULT_BUCKET_CAP_MB : cases[c].cap_mb) * DDP_MIB);
+        char what[128];
+        snprintf(what, sizeof what, "%s's %d tensors, bucket_cap_mb %s", cases[c].preset, L.count,
+                 unset ? "unset" : (cases[c].cap_mb < 1e-3 ? "tiny (one tensor per bucket)" : ""));
+        if (!unset && cases[c].cap_mb >= 1e-3)
+            snprintf(what + strlen(what), sizeof what - strlen(what), "%g", cases[c].cap_mb);
+        expect_buckets(failed, what, cases[c].kind, numel, L.count, cap, unset ? DDP_FIRST_BUCKET_BYTES : cap, NULL);
+        free(numel);
+        flat_layout_free(&L);
+    }
+}
+
 static int buckets_check(void) {
     const size_t MiB = 1 << 20, unset_cap = (size_t)DDP_DEFAULT_BUCKET_CAP_MB << 20;
     /* lessons/pytorch-semantics.md#ddp-buckets: fp32 numels; ready order 5,4,3,2,1,0; limits [1 MiB, 25 MiB] when
@@ -368,10 +402,12 @@ static int buckets_check(void) {
                    (const size_t[]){7, 100, 20, 300, 5}, 5, 480, 100, (const int[]){4, 3, -1, 2, 1, -1, 0, -1, -2});
     expect_buckets(&failed, "a single parameter", K_RULE, (const size_t[]){7}, 1, unset_cap, MiB,
                    (const int[]){0, -1, -2});
+    gpt_cases(&failed);
     random_cases(&failed);
     if (!failed)
-        printf("bucket assignment follows the rule on PyTorch's examples, tiny and huge caps, and %d layouts made to "
-               "test >= in later buckets, 1 MiB = 2^20 and explicit caps\n",
+        printf("bucket assignment follows the rule on PyTorch's examples, tiny and huge caps, the GPT's layouts "
+               "(gpt-tiny's 28 tensors, gpt-small's 76) and %d layouts made to test >= in later buckets, 1 MiB = 2^20 "
+               "and explicit caps\n",
                4 * PER_KIND);
     return failed != 0;
 }

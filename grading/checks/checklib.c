@@ -145,6 +145,8 @@ bool ck_tape_ends_here(void) {
     return false;
 }
 
+bool ck_recording(void) { return tape.phase == TAPE_RUN; }
+
 int ck_main(int argc, char **argv, const ck_entry_t *checks) {
     if (argc == 2)
         for (const ck_entry_t *c = checks; c->name; c++)

@@ -45,6 +45,9 @@ long long ck_tape_ll(const char *what, long long value);
  * next record? After a marker recorded just before a risky call, lets a check say which call
  * killed the run instead of the generic "stopped before producing this". False in other phases. */
 bool ck_tape_ends_here(void);
+/* Run phase: the code under test's results are only being recorded, nothing this process decides
+ * counts — a check may skip its costly oracle here (the judge computes it). False in other phases. */
+bool ck_recording(void);
 
 /* Run the named check from a table; the program's usage is "checkNN CHECK". */
 typedef struct {

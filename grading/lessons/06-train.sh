@@ -6,11 +6,11 @@
 # accumulation from ONE forward/backward over the whole batch — the weights b_i/B make the numbers
 # identical — so the run is also traced (--trace), and the judge reads the trace:
 #   - exactly K forward passes in every optimizer step, of chunk_range's sizes of the rank's BATCH
-#     examples ("fwd b=N" spans that model_forward records: K passes over the whole batch, weighted
-#     1/K, would give the same numbers too);
+#     examples ("fwd b=N" spans that model_forward records, "fwd b=N t=T" a GPT's: K passes over
+#     the whole batch, weighted 1/K, would give the same numbers too);
 #   - exactly K backward passes in every optimizer step (one per micro-batch), counted from the
-#     "bwd head" / "bwd wte" spans that model_backward itself records (the reference model, not
-#     the student's file);
+#     "bwd head" / "bwd wte" spans that model_backward itself records ("bwd embeddings" ends a
+#     GPT's; the reference model, not the student's file);
 #   - every all-reduce of a step starts after the last backward of the step began (no_sync: the
 #     first K−1 micro-batches send nothing).
 # The trace was written by the submission's process, so its structure is checked before it is
@@ -46,9 +46,9 @@ function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
     if (t1 < t0) bad("the trace has a span that ends before it starts (rank " r ", " $3 ".." $4 " ms)")
     seen[r] = 1
     if ($5 == "step" && $2 == "compute") { i = ++nstep[r]; a[r, i] = t0; z[r, i] = t1 }
-    else if ($5 ~ /^fwd b=[0-9]+$/ && $2 == "compute") { nf[r]++; fs[r, nf[r]] = t0; fb[r, nf[r]] = substr($5, 7) + 0 }
+    else if ($5 ~ /^fwd b=[0-9]+( t=[0-9]+)?$/ && $2 == "compute") { nf[r]++; fs[r, nf[r]] = t0; fb[r, nf[r]] = substr($5, 7) + 0 }
     else if ($5 == "bwd head" && $2 == "compute") { nh[r]++; hs[r, nh[r]] = t0 }
-    else if ($5 == "bwd wte" && $2 == "compute") { nw[r]++; we[r, nw[r]] = t0 }
+    else if (($5 == "bwd wte" || $5 == "bwd embeddings") && $2 == "compute") { nw[r]++; we[r, nw[r]] = t0 }
     else if ($2 == "comm" && $5 ~ /^allreduce/) { nc[r]++; cs[r, nc[r]] = t0 }
 }
 END {

@@ -20,6 +20,10 @@ run)
     launch "$n" sub.log "$prog" $flags ${SUB_EXTRA:-} --batch "$b" --dump sub.st
     ;;
 judge)
+    # a run that failed or wrote no dump is decided before the reference runs: they would change
+    # nothing, and a class's crashing or empty submissions (and the seeded bugs) skip their cost
+    launched sub.log "your program" || exit 1
+    [ -f "$RUN_DIR/sub.st" ] || { echo "your program ended well but wrote no dump (--dump sub.st)"; exit 1; }
     # shellcheck disable=SC2086
     if ! "$REF_BUILD/01-trainer/train" $flags --device cpu ${REF_EXTRA:-} --batch $((n * b)) --dump ref.st >ref.log 2>&1; then
         echo "grader error: the reference run failed:"
@@ -30,8 +34,6 @@ judge)
     # parameter's tolerance by how far they land from ref.st, where training amplifies rounding.
     # shellcheck disable=SC2086
     spread=$(sh "$GRADING/lessons/spread.sh" . $((n * b)) $flags --device cpu ${REF_EXTRA:-}) || { echo "$spread"; exit 2; }
-    launched sub.log "your program" || exit 1
-    [ -f "$RUN_DIR/sub.st" ] || { echo "your program ended well but wrote no dump (--dump sub.st)"; exit 1; }
     # equiv needs the runs' optimizer to tell AdamW's amplified rounding from an error (see equiv.c):
     # the last value of each of these flags, as the trainers read them
     opt=""

@@ -24,7 +24,7 @@ done
 
 # Gradescope and JSON output
 grading/grade 01 --submission solutions --format gradescope --out "$TMP/results.json" >/dev/null 2>&1
-if $REPORT --validate "$TMP/results.json" >"$TMP/v" && grep -q '"score":	100' "$TMP/results.json"; then
+if $REPORT --validate "$TMP/results.json" >"$TMP/v" && grep -q '"score":	110' "$TMP/results.json"; then
     pass "gradescope output: $(cat "$TMP/v")"
 else
     fail "gradescope output: $(cat "$TMP/v")"
