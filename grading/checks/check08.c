@@ -350,9 +350,11 @@ static void explain_zero(const fsdp_t *f, int u, const float *full, double coef,
     else if (N > 1 && fabs(got - (p - coef * avg / N)) <= tol)
         printf(" — that is minus the average divided by N again: the gradient was divided by N twice (once is the "
                "average)\n");
-    else if (N > 1 && stage == 1 && fabs(got - (p - coef * (double)(q + 1) * grad_value(u, first))) <= tol)
-        printf(" — that is rank %zu's OWN gradient, not the average over the ranks: reduce-scatter the full gradient "
-               "(reduce_scatter on N·c) before the step\n",
+    else if (N > 1 && stage == 1 &&
+             (fabs(got - (p - coef * (double)(q + 1) * grad_value(u, first))) <= tol ||
+              fabs(got - (p - coef * (double)(q + 1) * grad_value(u, first) / (double)N)) <= tol))
+        printf(" — that is rank %zu's OWN gradient (or it divided by N), not the average over the ranks: reduce-scatter "
+               "the full gradient (reduce_scatter on N·c) before the step\n",
                q);
     else
         printf("\n");
