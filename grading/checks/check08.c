@@ -353,9 +353,10 @@ static void explain_zero(const fsdp_t *f, int u, const float *full, double coef,
     else if (N > 1 && stage == 1 &&
              (fabs(got - (p - coef * (double)(q + 1) * grad_value(u, first))) <= tol ||
               fabs(got - (p - coef * (double)(q + 1) * grad_value(u, first) / (double)N)) <= tol))
-        printf(" — that is rank %zu's OWN gradient (or it divided by N), not the average over the ranks: reduce-scatter "
-               "the full gradient (reduce_scatter on N·c) before the step\n",
-               q);
+        printf(
+            " — that is rank %zu's OWN gradient (or it divided by N), not the average over the ranks: reduce-scatter "
+            "the full gradient (reduce_scatter on N·c) before the step\n",
+            q);
     else
         printf("\n");
 }
@@ -558,8 +559,10 @@ static int memory_check(void) {
 
 int main(int argc, char **argv) {
     dp_set_progname("check08");
-    const ck_entry_t checks[] = {
-        {"layout", layout_check}, {"collect", collect_check}, {"zero", zero_check}, {"memory", memory_check},
-        {NULL, NULL}};
+    const ck_entry_t checks[] = {{"layout", layout_check},
+                                 {"collect", collect_check},
+                                 {"zero", zero_check},
+                                 {"memory", memory_check},
+                                 {NULL, NULL}};
     return ck_main(argc, argv, checks);
 }

@@ -42,10 +42,10 @@ typedef struct {
                      * optimizer state; 1: optimizer state only (the README's "ZeRO stages") */
     int nunits;
     fsdp_unit_t *units;
-    size_t shard_numel; /* Σ chunk over the units */
+    size_t shard_numel;                /* Σ chunk over the units */
     float *shard_params, *shard_grads; /* stage 3; stage 2: shard_grads only; stage 1: neither (the
                                         * rank's chunks of gathered[u] and full_grads[u] are its shards) */
-    coll_t coll;        /* gathers and scatters on the compute thread */
+    coll_t coll;                       /* gathers and scatters on the compute thread */
     coll_t host_coll;   /* the same ranks, host memory: for numbers the host holds (Σ g² in fsdp_clip) */
     float **gathered;   /* per unit: the gathered N·c parameters while alive, else NULL (stages 1-2: always) */
     float **full_grads; /* per unit: the N·c gradient while its backward runs, else NULL (stage 1: always) */

@@ -15,8 +15,8 @@ int main(int argc, char **argv) {
     int zero_stage = 3;
     const cli_opt_t mine[] = {
         {"prefetch", CLI_FLAG, &prefetch, "gather the next unit while computing this one (stage 3)"},
-        {"zero-stage", CLI_INT, &zero_stage,
-         "1: optimizer state sharded, 2: and gradients, 3: and parameters (FSDP)", .min = 1, .max = 3},
+        {"zero-stage", CLI_INT, &zero_stage, "1: optimizer state sharded, 2: and gradients, 3: and parameters (FSDP)",
+         .min = 1, .max = 3},
         CLI_END,
     };
     trainer_init(&t, argc, argv, mine, "train_fsdp [options]  — FSDP training (lesson 08), under mpirun");
