@@ -261,6 +261,24 @@ static void take_shards(const fsdp_t *f, const model_t *m, const float *full, fl
     }
 }
 
+/* Everything below sizes its buffers from the layout: one that cannot hold the model stops here, in
+ * one line, rather than as a buffer overflow later (grading/checks/check08.c says what is wrong). */
+static void check_layout(const fsdp_t *f, const model_t *m) {
+    size_t off = 0;
+    if (f->nunits != m->nunits || !f->units)
+        dp_fatal("fsdp_shard_layout: %d units, the model has %d: unfinished?", f->nunits, m->nunits);
+    for (int u = 0; u < f->nunits; u++) {
+        const fsdp_unit_t *x = &f->units[u];
+        if (x->numel != m->unit_numel[u] || x->chunk * (size_t)f->world_size < x->numel || x->shard_offset != off)
+            dp_fatal("fsdp_shard_layout: unit %d has numel %zu, chunk %zu, shard_offset %zu: it cannot hold the "
+                     "model's %zu parameters on %d ranks (unfinished? grading/grade 08 says more)",
+                     u, x->numel, x->chunk, x->shard_offset, m->unit_numel[u], f->world_size);
+        off += x->chunk;
+    }
+    if (f->shard_numel != off)
+        dp_fatal("fsdp_shard_layout: shard_numel %zu, the chunks add up to %zu", f->shard_numel, off);
+}
+
 void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on, int zero_stage) {
     memset(f, 0, sizeof *f);
     f->t = t;
@@ -279,6 +297,7 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on, int zero_stage) {
         dp_fatal(
             "--sample needs the whole model on one rank: consolidate the checkpoint and sample with train --resume");
     fsdp_shard_layout(f, m);
+    check_layout(f, m);
     size_t S = f->shard_numel, P = model_num_params(m);
 
     /* The trainer built the full model (every rank the same, from --seed or --resume): keep 1/N. */
