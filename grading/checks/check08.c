@@ -5,6 +5,9 @@
  *   mpirun -np N check08 collect   fsdp_gather reproduces every unit bit for bit with zero padding at
  *                                  the end; fsdp_reduce_grads leaves Σ/N in the shard (exact inputs),
  *                                  padding 0; fsdp_clip uses the global norm, padding excluded
+ *   mpirun -np N check08 zero      zero_step (ZeRO stages 1 and 2) with SGD at lr 1: every rank ends
+ *                                  with every unit's parameters minus the rank-averaged gradient
+ *                                  (clipped with the global norm when asked), padding 0
  *   mpirun -np N check08 memory    over several steps the functions leave nothing allocated (the ops
  *                                  allocator's real counts and the heap) and allocate no more at once than
  *                                  the reference plus one chunk */
@@ -304,6 +307,141 @@ static int collect_check(void) {
     return any;
 }
 
+/* ---- zero: ZeRO stages 1 and 2's sharded optimizer step ------------------------------------------ */
+
+/* Rank q's gradient of element i of unit u: (q + 1)·grad_value, so the average is (N + 1)/2 of it. */
+static float grad_value(int u, size_t i) { return value(u + 5, i); }
+
+/* Why gathered unit u is wrong on this rank after zero_step (SGD, lr 1): which chunk, and which of the
+ * usual mistakes its values match. got_bytes / ref_bytes: what zero_step received, submission and
+ * reference (the all-gather's share tells a missing one). */
+static void explain_zero(const fsdp_t *f, int u, const float *full, double coef, long long got_bytes,
+                         long long ref_bytes, int stage) {
+    const fsdp_unit_t *x = &f->units[u];
+    size_t N = (size_t)f->world_size, r = (size_t)f->rank, c = x->chunk;
+    size_t first = 0;
+    double want = 0, avg = 0, p = 0;
+    for (size_t i = 0; i < N * c; i++) {
+        p = i < x->numel ? value(u, i) : 0.0;
+        avg = i < x->numel ? (double)grad_value(u, i) * (double)(N + 1) / 2.0 : 0.0;
+        want = p - coef * avg;
+        if (fabs(full[i] - want) > 1e-5 * (fabs(want) + fabs(avg)) + 1e-12 || isnan(full[i])) {
+            first = i;
+            break;
+        }
+    }
+    size_t q = first / c;
+    double got = full[first], tol = 1e-5 * (fabs(p) + N * fabs(avg)) + 1e-12;
+    printf("FAIL: zero_step (stage %d), N=%zu, unit %d (n=%zu, c=%zu): on rank %zu element %zu (chunk %zu) is %.7g, "
+           "expected the old %.7g minus the averaged gradient%s: %.7g",
+           stage, N, u, x->numel, c, r, first, q, got, p, coef < 1 ? " (clipped)" : "", want);
+    if (fabs(got - p) <= tol && avg != 0 && q != r && got_bytes < ref_bytes)
+        printf(" — chunk %zu still holds the OLD parameters here, and fewer bytes came in than the reference's "
+               "(%lld, not %lld): all-gather every unit after the optimizer step (all_gather on N·c)\n",
+               q, got_bytes, ref_bytes);
+    else if (fabs(got - p) <= tol && avg != 0 && q != r)
+        printf(" — chunk %zu still holds the OLD parameters although the traffic is right: rank %zu never updated it; "
+               "every rank must step the optimizer on ITS chunk r (gathered[u] + r·c), then all-gather\n",
+               q, q);
+    else if (fabs(got - p) <= tol && avg != 0)
+        printf(" — this rank's own chunk was never updated: step the optimizer on chunk r (gathered[u] + r·c)\n");
+    else if (N > 1 && fabs(got - (p - coef * avg * N)) <= tol)
+        printf(" — that is minus the SUM of the ranks' gradients: divide by N before the reduce-scatter\n");
+    else if (N > 1 && fabs(got - (p - coef * avg / N)) <= tol)
+        printf(" — that is minus the average divided by N again: the gradient was divided by N twice (once is the "
+               "average)\n");
+    else if (N > 1 && stage == 1 &&
+             (fabs(got - (p - coef * (double)(q + 1) * grad_value(u, first))) <= tol ||
+              fabs(got - (p - coef * (double)(q + 1) * grad_value(u, first) / (double)N)) <= tol))
+        printf(
+            " — that is rank %zu's OWN gradient (or it divided by N), not the average over the ranks: reduce-scatter "
+            "the full gradient (reduce_scatter on N·c) before the step\n",
+            q);
+    else
+        printf("\n");
+}
+
+/* One zero_step on the check's fixture: gathered[u] = value, stage 1: full_grads[u] = (r + 1)·grad_value;
+ * stage 2: shard_grads already hold the average of chunk r. SGD without momentum at lr 1: the new
+ * parameters are exactly the old minus the (clipped) averaged gradient. Returns 1 when any rank failed. */
+static int zero_case(comm_t *c, int stage, bool clip) {
+    int N = comm_world_size(c), r = comm_rank(c), bad = 0;
+    const size_t numel[4] = {10, 5, 8, 1};
+    trainer_t t;
+    fsdp_t f;
+    fixture_init(&f, &t, c, numel, 4);
+    f.zero_stage = stage;
+    f.gathered = dp_calloc(4, sizeof(float *));
+    f.full_grads = dp_calloc(4, sizeof(float *));
+    optim_init_on(&t.optim, OPTIM_SGD, f.shard_numel, t.ops);
+    double sumsq = 0;
+    for (int u = 0; u < 4; u++) {
+        size_t n = (size_t)N * f.units[u].chunk;
+        f.gathered[u] = ops_alloc(t.ops, n);
+        for (size_t i = 0; i < numel[u]; i++) f.gathered[u][i] = value(u, i);
+        if (stage == 1) {
+            f.full_grads[u] = ops_alloc(t.ops, n);
+            for (size_t i = 0; i < numel[u]; i++) f.full_grads[u][i] = (float)(r + 1) * grad_value(u, i);
+        } else {
+            for (size_t j = 0; j < f.units[u].chunk; j++) {
+                size_t i = (size_t)r * f.units[u].chunk + j;
+                f.shard_grads[f.units[u].shard_offset + j] =
+                    i < numel[u] ? (float)((double)grad_value(u, i) * (N + 1) / 2.0) : 0.0f;
+            }
+        }
+        for (size_t i = 0; i < numel[u]; i++) {
+            double avg = (double)grad_value(u, i) * (N + 1) / 2.0;
+            sumsq += avg * avg;
+        }
+    }
+    /* clipping active: the global norm is halved */
+    double norm = sqrt(sumsq), max_norm = clip ? norm / 2 : 0, coef = clip ? max_norm / (norm + 1e-6) : 1;
+    comm_counters_t before = comm_counters(c);
+    zero_step(&f, max_norm, 1.0);
+    long long received = (long long)comm_counters_diff(comm_counters(c), before).bytes_recv;
+    long long ref_received = received; /* the judge's own: the reference's */
+    received = ck_tape_ll("zero_step bytes received", received);
+    for (int u = 0; u < 4 && !bad; u++) {
+        size_t n = (size_t)N * f.units[u].chunk;
+        ck_tape("zero_step gathered unit", f.gathered[u], n * sizeof(float));
+        for (size_t i = 0; i < n && !bad; i++) {
+            double avg = i < numel[u] ? (double)grad_value(u, i) * (N + 1) / 2.0 : 0.0;
+            double want = (i < numel[u] ? value(u, i) : 0.0) - coef * avg;
+            if (fabs(f.gathered[u][i] - want) > 1e-5 * (fabs(want) + fabs(avg)) + 1e-12 || isnan(f.gathered[u][i])) {
+                explain_zero(&f, u, f.gathered[u], coef, received, ref_received, stage);
+                bad = 1;
+            }
+        }
+    }
+    int any = 0;
+    comm_lib_allreduce(c, &bad, &any, 1, DT_I32, REDOP_MAX);
+    for (int u = 0; u < 4; u++) {
+        ops_free(t.ops, f.gathered[u]);
+        if (f.full_grads[u]) ops_free(t.ops, f.full_grads[u]);
+    }
+    free(f.gathered);
+    free(f.full_grads);
+    optim_free(&t.optim);
+    fixture_free(&f, &t);
+    return any;
+}
+
+static int zero_check(void) {
+    comm_opts_t o;
+    comm_opts_default(&o);
+    comm_t *c = comm_init(NULL, NULL, &o);
+    int any = zero_case(c, 1, false);
+    if (!any) any = zero_case(c, 1, true);
+    if (!any) any = zero_case(c, 2, false);
+    if (!any) any = zero_case(c, 2, true);
+    if (!any && comm_rank(c) == 0)
+        printf("N=%d: zero_step, stages 1 and 2, with and without clipping: every rank holds every unit minus the "
+               "rank-averaged gradient, padding 0\n",
+               comm_world_size(c));
+    comm_finalize(c);
+    return any;
+}
+
 /* ---- memory: what the student's functions really allocate ------------------------------------------- */
 
 enum { MEM_STEPS = 8, MEM_FNS = 3 };
@@ -421,7 +559,10 @@ static int memory_check(void) {
 
 int main(int argc, char **argv) {
     dp_set_progname("check08");
-    const ck_entry_t checks[] = {
-        {"layout", layout_check}, {"collect", collect_check}, {"memory", memory_check}, {NULL, NULL}};
+    const ck_entry_t checks[] = {{"layout", layout_check},
+                                 {"collect", collect_check},
+                                 {"zero", zero_check},
+                                 {"memory", memory_check},
+                                 {NULL, NULL}};
     return ck_main(argc, argv, checks);
 }

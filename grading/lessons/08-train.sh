@@ -6,6 +6,8 @@
 # With --model gpt-tiny the units are wte+wpe (560), two blocks (3280 each) and ln_f (32), and unit 0
 # is gathered once per step: the head is tied to wte, so it stays gathered from the embedding through
 # the head and the whole backward (lessons/08-fsdp/README.md); its peak model state is checked too.
+# SUB_EXTRA="--zero-stage 1" (or 2): ZeRO stage 1 or 2 instead — per step and unit one reduce-scatter
+# and one all-gather, and every rank's peak model state within 10% of the stage's formula.
 set -u
 . "$GRADING/lessons/lib.sh"
 n=$1
@@ -24,17 +26,39 @@ case " $* " in
 *" --model gpt-tiny "*) units="560 3280 3280 32" kept=1 ;;
 *) units="216 2080 1056 891" kept=0 ;;
 esac
+# ZeRO stages 1 and 2 (SUB_EXTRA=--zero-stage S): per step and unit one reduce-scatter and one all-gather
+stage=$(echo " ${SUB_EXTRA:-} " | sed -n 's/.* --zero-stage \([123]\) .*/\1/p')
+stage=${stage:-3}
+per=3
+if [ "$stage" != 3 ]; then per=2 kept=0; fi
 U=$(echo "$units" | wc -w)
-msgs=$((K * ((3 * U - kept) * (n - 1) + 2 * (n - 1))))
-bytes=$(awk -v n="$n" -v K="$K" -v units="$units" -v kept="$kept" 'BEGIN { U = split(units, u, " "); s = 0
-    for (i = 1; i <= U; i++) s += (i == 1 ? 3 - kept : 3) * (n - 1) * int((u[i] + n - 1) / n) * 4
+msgs=$((K * ((per * U - kept) * (n - 1) + 2 * (n - 1))))
+bytes=$(awk -v n="$n" -v K="$K" -v units="$units" -v kept="$kept" -v per=$per 'BEGIN { U = split(units, u, " "); s = 0
+    for (i = 1; i <= U; i++) s += (i == 1 ? per - kept : per) * (n - 1) * int((u[i] + n - 1) / n) * 4
     printf "%d", K * s }')
+hint="per step and unit: all-gather (forward), all-gather (backward), reduce-scatter — N−1 ring messages of one chunk c = ceil(n/N) each (a GPT's unit 0: one all-gather per step) — and one all-reduce of the squared norm for clipping; nothing more on any other communicator"
+[ "$stage" = 3 ] || hint="ZeRO stage $stage, per step and unit: one reduce-scatter of the gradient and one all-gather of the updated parameters — N−1 ring messages of one chunk c = ceil(n/N) each, the bytes of one ring all-reduce — and one all-reduce of the squared norm for clipping; nothing more on any other communicator" 
 # on the bookkeeping communicator, only the given code's two assemblies of the full model for the
 # grader's dump (first-step gradients, final parameters): an all-gather per unit each
 other=$((2 * U * (n - 1)))
 "$STATCHECK" "$RUN_DIR/stats.json" --ranks "$n" all.msgs_sent=$msgs all.msgs_recv=$msgs "all.bytes_sent=$bytes~$((K * 8 * n))" all.lib_calls=0 \
     all.other_msgs_sent=$other all.other_lib_calls=0 \
-    --hint "per step and unit: all-gather (forward), all-gather (backward), reduce-scatter — N−1 ring messages of one chunk c = ceil(n/N) each (a GPT's unit 0: one all-gather per step) — and one all-reduce of the squared norm for clipping; nothing more on any other communicator" || exit 1
+    --hint "$hint" || exit 1
+# ZeRO stages 1 and 2: every rank's peak model state within 10% of the stage's formula
+if [ "$stage" != 3 ]; then
+    peaks=$(sed -n 's/.*"mem_peak_model_bytes":[[:space:]]*\([0-9]*\).*/\1/p' "$RUN_DIR/stats.json" | head -n 64)
+    [ "$(echo "$peaks" | grep -c .)" = "$n" ] || { echo "FAIL: stats.json holds $(echo "$peaks" | grep -c .) ranks' peaks, the run had $n"; exit 1; }
+    for got in $peaks; do
+        awk -v g="$got" -v n="$n" -v units="$units" -v s="$stage" -v gpt="$(echo " $* " | grep -c ' --model gpt-tiny ')" 'BEGIN {
+            U = split(units, u, " "); p = 0; m = 0
+            for (i = 1; i <= U; i++) { p += u[i]; if (u[i] > m) m = u[i] }
+            # stage 2: a unit'"'"'s full gradient lives through its backward (a GPT'"'"'s unit 0: through all of it)
+            if (s == 1) { want = 8 * p + 8 * p / n; f = "4P + 4P + 8P/N" }
+            else { want = 4 * p + 12 * p / n + 4 * (m + (gpt ? u[1] : 0)); f = gpt ? "4P + 4P/N + 8P/N + 4·(n_0 + n_max)" : "4P + 4P/N + 8P/N + 4·n_max" }
+            printf "ZeRO stage %d: peak model state %d bytes; %s = %d (%.0f%%)\n", s, g, f, want, 100 * g / want
+            if (g > 1.1 * want || g < 0.9 * want) { print "FAIL: not within 10%: stage 1 keeps parameters and gradients in full and 1/N of the optimizer state; stage 2 only 1/N of the gradients (a unit'"'"'s full gradient only through its backward)"; exit 1 } }' || exit 1
+    done
+fi
 # the GPT's memory: every rank's peak model state within 10% of 16·P/N + 8·(n_0 + n_max), unit 0
 # (kept) and the largest block gathered with their full gradients (+ 4·n_max: the prefetched block)
 if [ "$kept" = 1 ]; then

@@ -13,7 +13,13 @@
  *   step:                clip with the global norm (one all-reduce of Σ g² of the shards), AdamW on the
  *                        shard only: optimizer state is sharded too
  *
- * The all-gather and the reduce-scatter are lesson 04's ring halves. */
+ * The all-gather and the reduce-scatter are lesson 04's ring halves.
+ *
+ * --zero-stage 1 and 2 (zero.c, zero_step.c) shard less, with the same layout: every rank keeps every
+ * unit's full parameters (f->gathered[u], N·c floats, for good); stage 1 also every unit's full gradient
+ * (f->full_grads[u]), reduce-scattered after backward; stage 2 reduce-scatters each unit's gradient
+ * into the gradient shard as soon as its backward is done (as stage 3 does) and frees it. Both step
+ * the optimizer on the rank's chunk of every unit and all-gather the updated units. */
 #ifndef DPC_FSDP_H
 #define DPC_FSDP_H
 
@@ -32,14 +38,17 @@ typedef struct {
 typedef struct {
     trainer_t *t;
     int world_size, rank;
+    int zero_stage; /* 3: FSDP (parameters, gradients and optimizer state sharded); 2: gradients and
+                     * optimizer state; 1: optimizer state only (the README's "ZeRO stages") */
     int nunits;
     fsdp_unit_t *units;
-    size_t shard_numel; /* Σ chunk over the units */
-    float *shard_params, *shard_grads;
-    coll_t coll;        /* gathers and scatters on the compute thread */
+    size_t shard_numel;                /* Σ chunk over the units */
+    float *shard_params, *shard_grads; /* stage 3; stage 2: shard_grads only; stage 1: neither (the
+                                        * rank's chunks of gathered[u] and full_grads[u] are its shards) */
+    coll_t coll;                       /* gathers and scatters on the compute thread */
     coll_t host_coll;   /* the same ranks, host memory: for numbers the host holds (Σ g² in fsdp_clip) */
-    float **gathered;   /* per unit: the gathered N·c parameters while alive, else NULL */
-    float **full_grads; /* per unit: the N·c gradient while its backward runs, else NULL */
+    float **gathered;   /* per unit: the gathered N·c parameters while alive, else NULL (stages 1-2: always) */
+    float **full_grads; /* per unit: the N·c gradient while its backward runs, else NULL (stage 1: always) */
     int keep_unit;      /* a unit used more than once per pass (the GPT's unit 0: its head is tied to
                          * wte), kept gathered from its first use in forward to its post_backward;
                          * -1: none (the MLP) */
@@ -76,11 +85,40 @@ void fsdp_reduce_grads(fsdp_t *f, int u, float *full_grad);
  * over its real (non-padding) elements, summed with one all-reduce. Returns the norm. */
 double fsdp_clip(fsdp_t *f, double max_norm);
 
+/* zero_step.c — ZeRO stages 1 and 2, after backward: every rank holds every unit's full parameters
+ * (f->gathered[u], N·c floats, padding 0). Stage 1: f->full_grads[u] hold this rank's own gradient of
+ * every unit (N·c, padding 0); stage 2: they are gone, already averaged into f->shard_grads. Leave
+ * the average over the ranks of chunk r of every unit's gradient in zero_grad_shard(f, u) (stage 1),
+ * clip with zero_clip, step the optimizer on chunk r of every unit's parameters only (zero_optim_unit),
+ * and all-gather every unit, so that every rank ends with the same, fully updated parameters. */
+void zero_step(fsdp_t *f, double max_norm, double lr);
+
 /* ---- given -------------------------------------------------------------------------------------- */
 
-/* Shard the trainer's full model and optimizer state, free the full copies, install the hooks. */
-void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch);
+/* Shard the trainer's full model and optimizer state (ZeRO stage 1, 2 or 3), free the full copies,
+ * install the hooks. */
+void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch, int zero_stage);
 void fsdp_free(fsdp_t *f);
 float fsdp_train_step(trainer_t *t, double lr);
+
+/* zero.c: the given part of stages 1 and 2. */
+/* This rank's gradient shard of unit u, c floats: chunk r of full_grads[u] (stage 1), or its place
+ * in shard_grads (stages 2 and 3). */
+float *zero_grad_shard(const fsdp_t *f, int u);
+/* This rank's parameter shard of unit u, c floats: chunk r of gathered[u] (stages 1 and 2), or its
+ * place in shard_params (stage 3). */
+float *zero_param_shard(const fsdp_t *f, int u);
+/* Clip every unit's gradient shard with the GLOBAL norm (Σ g² of the real elements of every rank's
+ * shards, one all-reduce on host_coll, as fsdp_clip). Returns the norm. */
+double zero_clip(fsdp_t *f, double max_norm);
+/* One optimizer step (AdamW or SGD, the trainer's) of unit u's c elements at `params` with the
+ * gradients `grads` and the moments of unit u's place in the rank's optimizer state. Every unit takes
+ * the same step t + 1; the trainer's step counts it once, after zero_step. */
+void zero_optim_unit(fsdp_t *f, int u, float *params, const float *grads, double lr);
+/* Stages 1 and 2 in fsdp_init, after the layout and the sharded optimizer state: the full parameters
+ * per unit from the trainer's flat model (and stage 1's full gradients, stage 2's gradient shard). */
+void zero_setup(fsdp_t *f, model_t *m);
+void zero_free(fsdp_t *f);
+float zero_train_step(trainer_t *t, double lr);
 
 #endif

@@ -1,0 +1,145 @@
+/* zero.c — ZeRO stages 1 and 2 (--zero-stage 1|2): the machinery around zero_step.
+ *
+ * FSDP's layout (fsdp_shard_layout: unit u padded to N·c, rank r owns chunk r) with less sharded:
+ *
+ *   stage 1   parameters: every unit in full, for good (gathered[u])      4P
+ *             gradients:  every unit in full, for good (full_grads[u])    4P
+ *             AdamW m, v: this rank's chunks only                         8P/N
+ *   stage 2   parameters: as stage 1                                      4P
+ *             gradients:  the shard only (shard_grads); a unit's full     4P/N  (+ 4·n of the unit
+ *                         gradient lives from its pre_backward to its            whose backward runs)
+ *                         post_backward, which reduce-scatters it
+ *             AdamW m, v: as stage 1                                      8P/N
+ *
+ * Forward and backward then run as DDP's do, on parameters that are all there. What replaces the
+ * all-reduce is zero_step's reduce-scatter (stage 1; stage 2's happened during backward) and, after
+ * the optimizer, an all-gather of the updated chunks: together the same bytes as a ring all-reduce. */
+#include "fsdp.h"
+
+#include "ring.h"
+#include "util.h"
+
+#include <stdio.h>
+
+static size_t full_count(const fsdp_t *f, int u) { return (size_t)f->world_size * f->units[u].chunk; }
+
+/* Real (non-padding) elements of unit u in this rank's chunk: none when the chunk starts past n. */
+static size_t real_count(const fsdp_t *f, int u) {
+    const fsdp_unit_t *x = &f->units[u];
+    size_t start = (size_t)f->rank * x->chunk;
+    return start >= x->numel ? 0 : (x->numel - start < x->chunk ? x->numel - start : x->chunk);
+}
+
+float *zero_grad_shard(const fsdp_t *f, int u) {
+    if (f->zero_stage == 1) return f->full_grads[u] + (size_t)f->rank * f->units[u].chunk;
+    return f->shard_grads + f->units[u].shard_offset;
+}
+
+float *zero_param_shard(const fsdp_t *f, int u) {
+    if (f->zero_stage < 3) return f->gathered[u] + (size_t)f->rank * f->units[u].chunk;
+    return f->shard_params + f->units[u].shard_offset;
+}
+
+double zero_clip(fsdp_t *f, double max_norm) {
+    const ops_t *ops = f->t->ops;
+    double sumsq = 0;
+    for (int u = 0; u < f->nunits; u++) sumsq += ops_sumsq(ops, zero_grad_shard(f, u), real_count(f, u));
+    float total = (float)sumsq; /* as fsdp_clip: one number, on the host */
+    ring_allreduce(&f->host_coll, &total, 1, REDOP_SUM);
+    double norm = 0;
+    /* the same coefficient on every rank and every unit: each call scales one unit's shard */
+    for (int u = 0; u < f->nunits; u++)
+        norm = clip_grad_norm_from_sumsq(ops, zero_grad_shard(f, u), f->units[u].chunk, max_norm, total);
+    return f->nunits ? norm : 0;
+}
+
+void zero_optim_unit(fsdp_t *f, int u, float *params, const float *grads, double lr) {
+    /* a view of the rank's optimizer state at unit u: its own copy of the step counter, so that every
+     * unit takes step t + 1 and the trainer's counter moves once per step */
+    optim_t view = f->t->optim;
+    size_t off = f->units[u].shard_offset;
+    view.n = f->units[u].chunk;
+    view.m = view.m ? view.m + off : NULL;
+    view.v = view.v ? view.v + off : NULL;
+    optim_step(&view, params, grads, lr);
+}
+
+/* ---- stage 2's hooks: a unit's full gradient lives only through its backward ------------------- */
+
+static void pre_backward(void *ctx, int u) {
+    fsdp_t *f = ctx;
+    mem_add(&f->t->mem, MEM_GATHERED, full_count(f, u) * sizeof(float));
+    f->full_grads[u] = ops_alloc(f->t->ops, full_count(f, u)); /* zeroed: the padding's gradient stays 0 */
+    f->t->model.unit_grads[u] = f->full_grads[u];
+}
+
+static void post_backward(void *ctx, int u) {
+    fsdp_t *f = ctx;
+    double t0 = dp_now();
+    fsdp_reduce_grads(f, u, f->full_grads[u]); /* stage 3's: averaged, added into the gradient shard */
+    char name[32];
+    snprintf(name, sizeof name, "reduce_scatter u%d", u);
+    trace_span(f->t->trace, "comm", name, t0, dp_now());
+    f->t->model.unit_grads[u] = NULL;
+    ops_free(f->t->ops, f->full_grads[u]);
+    f->full_grads[u] = NULL;
+    mem_sub(&f->t->mem, MEM_GATHERED, full_count(f, u) * sizeof(float));
+}
+
+/* ---- setup, step, teardown ----------------------------------------------------------------------- */
+
+void zero_setup(fsdp_t *f, model_t *m) {
+    const ops_t *ops = f->t->ops;
+    size_t padded = 0;
+    for (int u = 0; u < f->nunits; u++) {
+        padded += full_count(f, u);
+        f->gathered[u] = ops_alloc(ops, full_count(f, u)); /* zeroed: padding 0 */
+        ops_copy(ops, m->params + m->unit_offset[u], f->gathered[u], f->units[u].numel);
+        m->unit_params[u] = f->gathered[u];
+        if (f->zero_stage == 1) {
+            f->full_grads[u] = ops_alloc(ops, full_count(f, u));
+            m->unit_grads[u] = f->full_grads[u];
+        }
+    }
+    mem_add(&f->t->mem, MEM_PARAMS, padded * sizeof(float));
+    if (f->zero_stage == 1) {
+        mem_add(&f->t->mem, MEM_GRADS, padded * sizeof(float));
+    } else {
+        f->shard_grads = ops_alloc(ops, f->shard_numel ? f->shard_numel : 1);
+        mem_add(&f->t->mem, MEM_GRADS, f->shard_numel * sizeof(float));
+        m->unit_hooks = (model_unit_hooks_t){f, NULL, NULL, pre_backward, post_backward};
+    }
+}
+
+void zero_free(fsdp_t *f) {
+    size_t padded = 0;
+    for (int u = 0; u < f->nunits; u++) {
+        padded += full_count(f, u);
+        if (f->gathered[u]) ops_free(f->t->ops, f->gathered[u]);
+        if (f->full_grads[u]) ops_free(f->t->ops, f->full_grads[u]);
+        f->gathered[u] = f->full_grads[u] = NULL;
+    }
+    mem_sub(&f->t->mem, MEM_PARAMS, padded * sizeof(float));
+    mem_sub(&f->t->mem, MEM_GRADS, (f->zero_stage == 1 ? padded : f->shard_numel) * sizeof(float));
+}
+
+float zero_train_step(trainer_t *t, double lr) {
+    fsdp_t *f = t->ext;
+    model_t *m = &t->model;
+    if (f->zero_stage == 1)
+        for (int u = 0; u < f->nunits; u++) ops_fill(t->ops, f->full_grads[u], 0.0f, full_count(f, u));
+    else
+        ops_fill(t->ops, f->shard_grads, 0.0f, f->shard_numel);
+    double t0 = dp_now();
+    float loss = model_forward(m, t->ctx, t->targets, t->local_batch);
+    double t1 = dp_now();
+    model_backward(m, 1.0f, NULL, NULL);
+    double t2 = dp_now();
+    zero_step(f, t->cfg.clip, lr);
+    t->optim.t++; /* every unit took step t + 1 on a view of the state (zero_optim_unit) */
+    double t3 = dp_now();
+    trace_span(t->trace, "compute", "forward", t0, t1);
+    trace_span(t->trace, "compute", "backward", t1, t2);
+    trace_span(t->trace, "compute", "reduce-scatter + clip + optimizer + all-gather", t2, t3);
+    return trainer_global_mean(t, loss);
+}
