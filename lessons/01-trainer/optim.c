@@ -1,6 +1,7 @@
 /* optim.c — SGD, the optimizer state, gradient clipping and the learning-rate schedule. */
 #include "optim.h"
 
+#include "grad_scaler.h"
 #include "util.h"
 #ifdef DPC_HAVE_CUDA
 #include "kernels.h"
@@ -63,6 +64,7 @@ static void step_on_device(optim_t *o, float *params, const float *grads, double
 #endif
 
 void optim_step(optim_t *o, float *params, const float *grads, double lr) {
+    if (o->scaler && grad_scaler_update(o->scaler, grad_scaler_found_inf(grads, o->n))) return;
     o->t++;
 #ifdef DPC_HAVE_CUDA
     if (o->ops && o->ops->backend == OPS_CUDA) {
