@@ -19,14 +19,14 @@
 #include <stdint.h>
 
 typedef struct grad_scaler {
-    double scale;           /* S: torch's init_scale 2^16 */
-    double growth_factor;   /* 2 */
-    double backoff_factor;  /* 0.5 */
-    int growth_interval;    /* 2000 */
-    int growth_tracker;     /* good steps since the last change of S */
-    bool skipped;           /* the last update skipped its step */
-    int64_t skipped_steps;  /* in all */
-    double last_scale;      /* S before the last update (what the skipped step ran with) */
+    double scale;          /* S: torch's init_scale 2^16 */
+    double growth_factor;  /* 2 */
+    double backoff_factor; /* 0.5 */
+    int growth_interval;   /* 2000 */
+    int growth_tracker;    /* good steps since the last change of S */
+    bool skipped;          /* the last update skipped its step */
+    int64_t skipped_steps; /* in all */
+    double last_scale;     /* S before the last update (what the skipped step ran with) */
 } grad_scaler_t;
 
 void grad_scaler_init(grad_scaler_t *s);

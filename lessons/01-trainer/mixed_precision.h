@@ -39,9 +39,9 @@ typedef enum { MP_NONE = 0, MP_BF16, MP_FP16 } mp_dtype_t;
 typedef struct mixed_precision {
     mp_dtype_t dtype;
     size_t n;
-    const float *master; /* the model's m->params (not owned) */
-    uint16_t *lowp;      /* [n] the parameters in bf16/fp16: what forward and backward use */
-    float *work;         /* [n] lowp widened to float32: the CPU computes in float32 */
+    const float *master;  /* the model's m->params (not owned) */
+    uint16_t *lowp;       /* [n] the parameters in bf16/fp16: what forward and backward use */
+    float *work;          /* [n] lowp widened to float32: the CPU computes in float32 */
     grad_scaler_t scaler; /* fp16 only */
     /* The float32 model's own accounting (it allocates float32 params and grads): the trainer's
      * books get the categories above instead (mp_init). */

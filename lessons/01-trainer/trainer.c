@@ -240,8 +240,7 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     logger_init(&t->log, c->log_every, c->steps, t->rank);
     if (t->rank == 0 && t->mp)
         logger_line(&t->log, "mixed precision: %s parameters and gradients, float32 master weights and %s state%s",
-                    c->mixed_precision, c->optimizer,
-                    mpd == MP_FP16 ? ", dynamic loss scaling from 65536" : "");
+                    c->mixed_precision, c->optimizer, mpd == MP_FP16 ? ", dynamic loss scaling from 65536" : "");
     if (t->rank == 0 && mc.kind == MODEL_GPT)
         logger_line(
             &t->log,

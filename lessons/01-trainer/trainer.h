@@ -80,7 +80,7 @@ struct trainer {
     float *dump_grads;      /* gradients after step `start` (the dump's "grad.*") */
     double step_time_sum;
     int64_t steps_timed;
-    void *ext; /* a later lesson's own state */
+    void *ext;             /* a later lesson's own state */
     mixed_precision_t *mp; /* --mixed-precision bf16|fp16; NULL: float32 */
     /* Set by a trainer whose step works with mixed precision (its gradients are the model's, on
      * every rank whole after the reduction, so that every rank's optim_step sees the same inf): a
