@@ -32,6 +32,7 @@ void optim_init_on(optim_t *o, optim_kind_t kind, size_t n, const ops_t *ops) {
     o->kind = kind;
     o->n = n;
     o->t = 0;
+    o->scaler = NULL; /* the trainer sets one for fp16 */
     o->adamw = (adamw_hparams_t){0.9, 0.999, 1e-8, 0.01};
     o->sgd = (sgd_hparams_t){0.0, 0.0};
     size_t k = n ? n : 1;
