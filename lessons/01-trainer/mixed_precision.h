@@ -24,7 +24,10 @@
  * gradients are rounded to fp16 while S times too large (so small ones do not flush to 0) and
  * divided by S as they are stored; since S is a power of two, that division is exact and commutes
  * with the all-reduce's float32 sum, so unscaling before the reduction is unscaling after it. A
- * step whose reduced gradient holds an inf or NaN is skipped by optim_step (optim.h). */
+ * step whose reduced gradient holds an inf or NaN is skipped by optim_step (optim.h).
+ *
+ * Checkpoints hold the master and the optimizer state, so a bf16 run resumes bit-identically; fp16's
+ * loss scale is not saved, and a resumed fp16 run starts again from 2^16 (a few skipped steps). */
 #ifndef DPC_MIXED_PRECISION_H
 #define DPC_MIXED_PRECISION_H
 
