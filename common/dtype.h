@@ -9,8 +9,9 @@
 extern "C" {
 #endif
 
-/* DT_BF16 and DT_F16 are 16-bit floats held as their bit patterns (common/half.h). No comm
- * backend carries them yet (MPI and NCCL map only the types above): they name tensors in files. */
+/* DT_BF16 and DT_F16 are 16-bit floats held as their bit patterns (common/half.h). The comm seam
+ * moves them point to point (MPI: as 16-bit words) but reduces none: its library collectives refuse
+ * them (MPI would add bit patterns as integers); lessons/05-ddp/ddp_bf16.c sums them itself. */
 typedef enum { DT_F32, DT_F64, DT_I32, DT_I64, DT_U8, DT_U32, DT_U64, DT_BF16, DT_F16, DT_COUNT } dtype_t;
 
 static inline size_t dtype_size(dtype_t t) {

@@ -86,6 +86,37 @@ for seed in 1 3; do
     fi
 done
 
+# 2b. --reduce-dtype bf16 (lessons/05-ddp/ddp_bf16.c): the ring's messages are bf16 and each hop
+# rounds its sum, one more rounding (N - 1 = 1 hop) besides the contributions' own: 3 roundings
+# of at most u against the one process's one, 2x for the ranks' larger gradients: --grad-rtol 8u =
+# 2^-5. And the gradient traffic halves exactly: the fp32 run (seed 1 above, in ddp.json) sends 2
+# bytes per parameter per rank per step more than the bf16 one (a ring on 2 ranks sends each rank's
+# whole buffer once: Ψ elements), nothing else changing (the initial broadcast stays float32).
+TOLR="--loss-rtol $U --grad-rtol 0.03125 --param-rtol 0.015625 --param-atol 0.02"
+if $TRAIN $E --seed 1 --batch 8 --mixed-precision bf16 --dump "$TMP/ref.st" >"$TMP/log" 2>&1 &&
+    "$MPIRUN" -np 2 $SOL/05-ddp/train_ddp $E --seed 1 --batch 4 --mixed-precision bf16 --reduce-dtype bf16 \
+        --dump "$TMP/sub.st" --stats "$TMP/ddp16.json" >"$TMP/log" 2>&1; then
+    if "$EQUIV" "$TMP/ref.st" "$TMP/sub.st" --batch 4 --world 2 --lr 1e-2 $TOLR >"$TMP/eq" 2>&1; then
+        pass "bf16 gpt-tiny DDP 2 x 4 --reduce-dtype bf16 equivalent to 1 x 8 in bf16: $(grep '^grads' "$TMP/eq")"
+    else
+        fail "bf16 gpt-tiny DDP --reduce-dtype bf16 not equivalent to 1 x 8: $(grep FAIL "$TMP/eq" | head -n 3)"
+    fi
+    if python3 - "$TMP/ddp.json" "$TMP/ddp16.json" >"$TMP/bytes" 2>&1 <<'PY'; then
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+sent = [sum(r["bytes_sent"] + r["other_bytes_sent"] for r in d["ranks"]) for d in (a, b)]
+want = a["steps"] * len(a["ranks"]) * a["params"] * 2
+print(f"fp32 {sent[0]} bytes, bf16 {sent[1]}: {sent[0] - sent[1]} fewer, want {want}")
+sys.exit(sent[0] - sent[1] != want)
+PY
+        pass "--reduce-dtype bf16 halves the gradient traffic: $(cat "$TMP/bytes")"
+    else
+        fail "--reduce-dtype bf16 traffic: $(cat "$TMP/bytes")"
+    fi
+else
+    fail "bf16 gpt-tiny DDP --reduce-dtype bf16 run: $(tail -n 2 "$TMP/log")"
+fi
+
 # 3. fp16: an inf injected into rank 0's gradient at step 3 reaches rank 1 through the all-reduce;
 # both skip step 3 alike and halve the scale 65536 -> 32768, and no other step is skipped.
 if DP_MP_INJECT_INF=3 "$MPIRUN" -np 2 $SOL/05-ddp/train_ddp $E --batch 4 --mixed-precision fp16 >"$TMP/log" 2>&1; then
