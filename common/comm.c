@@ -424,6 +424,10 @@ static void lib_begin(comm_t *c, const char *op, size_t count, dtype_t dt) {
 }
 
 static void check_redop(const comm_t *c, dtype_t dt, redop_t op) {
+    /* MPI would sum their bit patterns as integers */
+    if (dt == DT_BF16 || dt == DT_F16)
+        dp_fatal("rank %d: the comm seam does not reduce %s; sum in float32 (or see lessons/05-ddp/ddp_bf16.c)",
+                 c->rank, dtype_name(dt));
     if (op == REDOP_AVG && dt != DT_F32 && dt != DT_F64)
         dp_fatal("rank %d: REDOP_AVG needs a floating-point dtype, got %s", c->rank, dtype_name(dt));
 }

@@ -90,6 +90,9 @@ static MPI_Datatype mpi_type(dtype_t dt) {
         return MPI_UINT32_T;
     case DT_U64:
         return MPI_UINT64_T;
+    case DT_BF16: /* bit patterns: copied, never reduced (check_redop) */
+    case DT_F16:
+        return MPI_UINT16_T;
     default:
         dp_fatal("dtype %d has no MPI type", (int)dt);
     }

@@ -66,6 +66,10 @@ static ncclDataType_t nccl_type(dtype_t dt) {
         return ncclUint32;
     case DT_U64:
         return ncclUint64;
+    case DT_BF16:
+        return ncclBfloat16;
+    case DT_F16:
+        return ncclFloat16;
     default:
         dp_fatal("dtype %d has no NCCL type", (int)dt);
     }

@@ -6,13 +6,16 @@
 #include <string.h>
 
 const char *mem_cat_name(mem_cat_t c) {
-    static const char *names[MEM_NCATS] = {"params", "grads", "optim", "gathered", "activations", "comm", "other"};
+    static const char *names[MEM_NCATS] = {"params", "grads", "optim",  "gathered", "activations",
+                                           "comm",   "other", "master", "emulation"};
     return (unsigned)c < MEM_NCATS ? names[c] : "?";
 }
 
 void mem_init(mem_t *m) { memset(m, 0, sizeof *m); }
 
-static int is_model(mem_cat_t c) { return c == MEM_PARAMS || c == MEM_GRADS || c == MEM_OPTIM || c == MEM_GATHERED; }
+static int is_model(mem_cat_t c) {
+    return c == MEM_PARAMS || c == MEM_GRADS || c == MEM_OPTIM || c == MEM_GATHERED || c == MEM_MASTER;
+}
 
 void mem_add(mem_t *m, mem_cat_t c, size_t bytes) {
     m->cur[c] += bytes;

@@ -2,7 +2,8 @@
  *
  * Every large buffer the trainers allocate goes through mem_alloc with a category, so a run can
  * report where its memory went and the grader can check the formulas of the lessons (DDP keeps
- * 16 bytes per parameter on every rank with AdamW in fp32; FSDP divides that by N). */
+ * 16 bytes per parameter on every rank with AdamW in fp32, and with mixed precision too: 2 + 4 + 2 + 8;
+ * FSDP divides that by N). */
 #ifndef DPC_MEM_H
 #define DPC_MEM_H
 
@@ -16,13 +17,17 @@ typedef enum {
     MEM_ACTIVATIONS, /* forward activations kept for backward, and their gradients */
     MEM_COMM,        /* communication scratch */
     MEM_OTHER,
+    MEM_MASTER,    /* mixed precision: the float32 master copy of the parameters (MEM_PARAMS is then
+                      their bf16/fp16 copy, MEM_GRADS the bf16/fp16 gradients) */
+    MEM_EMULATION, /* mixed precision on a CPU: the float32 buffers that stand in for bf16/fp16
+                      arithmetic (a GPU computing in bf16 would not hold them) */
     MEM_NCATS
 } mem_cat_t;
 
 typedef struct {
     size_t cur[MEM_NCATS], peak[MEM_NCATS];
     size_t cur_total, peak_total;
-    size_t cur_model, peak_model; /* params + grads + optimizer + gathered: the "model state" */
+    size_t cur_model, peak_model; /* params + grads + optimizer + gathered + master: the "model state" */
 } mem_t;
 
 const char *mem_cat_name(mem_cat_t c); /* "params", "grads", ... */

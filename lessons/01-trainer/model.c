@@ -9,6 +9,7 @@
 #include "kernels.h"
 #include "ops_cuda.h"
 #endif
+#include "mixed_precision.h"
 #include "util.h"
 
 #include <math.h>
@@ -279,6 +280,7 @@ static float gpt_model_forward(model_t *m, const int32_t *ctx, const int32_t *ta
 float model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int B) {
     const model_config_t *c = &m->cfg;
     if (B < 1 || B > m->max_batch) dp_fatal("forward on %d examples, the model was sized for 1..%d", B, m->max_batch);
+    if (m->mp) mp_cast_params(m->mp);
     if (m->gpt) return gpt_model_forward(m, ctx, targets, B);
     double t0 = dp_now();
     m->batch = B;
@@ -322,6 +324,12 @@ void model_backward(model_t *m, float grad_scale, grad_ready_fn hook, void *hook
     const model_config_t *c = &m->cfg;
     int B = m->batch;
     if (B < 1) dp_fatal("backward called before any forward");
+    mp_ready_t mp_ready;
+    if (m->mp) { /* every gradient goes through mp_grad_ready (rounded) before the caller's hook */
+        grad_scale = mp_backward_begin(m, grad_scale, &mp_ready, hook, hook_ctx);
+        hook = mp_grad_ready;
+        hook_ctx = &mp_ready;
+    }
     if (m->gpt) {
         m->gpt->unit_hooks = m->unit_hooks;
         m->gpt->trace = m->trace;

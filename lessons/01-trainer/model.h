@@ -63,6 +63,7 @@ typedef struct {
 } model_unit_hooks_t;
 
 struct gpt;
+struct mixed_precision;
 
 /* A GPT inside model_t. model_t owns a gpt_t and SHARES its layout, params, grads and unit arrays
  * (the fields below point at the gpt_t's own), and forwards unit_hooks and trace to it on every
@@ -105,6 +106,9 @@ typedef struct {
     int *unit_of;                     /* parameter index -> unit */
     float **unit_params, **unit_grads;
     model_unit_hooks_t unit_hooks;
+    /* --mixed-precision (mixed_precision.h): forward rounds the parameters into a bf16/fp16 copy
+     * that the units point at, backward rounds each gradient; NULL: float32 throughout */
+    struct mixed_precision *mp;
 } model_t;
 
 /* Where parameter i's values / gradient are right now (inside its unit's current buffer). */

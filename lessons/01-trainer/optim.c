@@ -1,6 +1,7 @@
 /* optim.c — SGD, the optimizer state, gradient clipping and the learning-rate schedule. */
 #include "optim.h"
 
+#include "grad_scaler.h"
 #include "util.h"
 #ifdef DPC_HAVE_CUDA
 #include "kernels.h"
@@ -31,6 +32,7 @@ void optim_init_on(optim_t *o, optim_kind_t kind, size_t n, const ops_t *ops) {
     o->kind = kind;
     o->n = n;
     o->t = 0;
+    o->scaler = NULL; /* the trainer sets one for fp16 */
     o->adamw = (adamw_hparams_t){0.9, 0.999, 1e-8, 0.01};
     o->sgd = (sgd_hparams_t){0.0, 0.0};
     size_t k = n ? n : 1;
@@ -63,6 +65,7 @@ static void step_on_device(optim_t *o, float *params, const float *grads, double
 #endif
 
 void optim_step(optim_t *o, float *params, const float *grads, double lr) {
+    if (o->scaler && grad_scaler_update(o->scaler, grad_scaler_found_inf(grads, o->n))) return;
     o->t++;
 #ifdef DPC_HAVE_CUDA
     if (o->ops && o->ops->backend == OPS_CUDA) {

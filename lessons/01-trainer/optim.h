@@ -19,6 +19,8 @@ typedef struct {
 
 typedef enum { OPTIM_ADAMW, OPTIM_SGD } optim_kind_t;
 
+struct grad_scaler;
+
 typedef struct {
     optim_kind_t kind;
     adamw_hparams_t adamw;
@@ -27,6 +29,9 @@ typedef struct {
     int64_t t;        /* steps taken (AdamW's bias-correction counter) */
     float *m, *v;     /* AdamW: first and second moments; SGD: m is the momentum buffer */
     const ops_t *ops; /* where m and v live (NULL: host memory) */
+    /* fp16 (grad_scaler.h): optim_step skips a step whose gradient holds an inf or NaN and moves
+     * the loss scale; NULL: every step is taken */
+    struct grad_scaler *scaler;
 } optim_t;
 
 /* One AdamW step (t = the step number, starting at 1) on n elements, exactly as
@@ -51,7 +56,8 @@ void optim_init(optim_t *o, optim_kind_t kind, size_t n);
  * adamw_step_device, SGD with the kernel of kernels.cu. */
 void optim_init_on(optim_t *o, optim_kind_t kind, size_t n, const ops_t *ops);
 void optim_free(optim_t *o);
-/* t += 1, then one step of the configured optimizer over params[0..n). */
+/* t += 1, then one step of the configured optimizer over params[0..n). With o->scaler: nothing
+ * at all (t unchanged) when grads holds an inf or NaN, and the scale moves either way. */
 void optim_step(optim_t *o, float *params, const float *grads, double lr);
 
 /* Scale grads so that their global 2-norm is at most max_norm (no-op when max_norm <= 0);

@@ -58,6 +58,7 @@ static void defaults(trainer_config_t *c) {
     c->sample = 0;
     c->device = "cpu";
     c->threads = 1;
+    c->mixed_precision = "none";
     comm_opts_default(&c->comm);
 }
 
@@ -111,6 +112,10 @@ static cli_opt_t *options(trainer_config_t *c) {
         {"sample-out", CLI_STRING, &c->sample_out, "write the samples to this file instead"},
         {"device", CLI_CHOICE, &c->device, "where the math runs", .choices = "cpu|cuda", .env = "DP_DEVICE"},
         {"threads", CLI_INT, &c->threads, "BLAS threads per rank", .min = 1, .max = 256},
+        {"mixed-precision", CLI_CHOICE, &c->mixed_precision,
+         "forward and backward on parameters rounded to bf16 or fp16 (fp16: with dynamic loss scaling), "
+         "float32 master weights and optimizer state",
+         .choices = "none|bf16|fp16"},
         CLI_END,
     };
     cli_opt_t *comm = comm_cli_opts(&c->comm), *all = cli_join(table, comm);
@@ -204,12 +209,25 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     else
         data_order_init(&t->order, c->seed, L, global);
 
+    if (strcmp(c->mixed_precision, "none") && strcmp(c->device, "cpu"))
+        cli_usage_error("--mixed-precision %s runs on --device cpu only (the CUDA kernels compute in float32)",
+                        c->mixed_precision);
     t->ops = ops_create(!strcmp(c->device, "cuda") ? OPS_CUDA : OPS_CPU, c->threads);
     mc.vocab = (int)t->train.vocab_size;
-    model_init(&t->model, &mc, t->ops, c->batch, c->seed, &t->mem);
+    mp_dtype_t mpd = mp_dtype_of(c->mixed_precision);
+    if (mpd == MP_NONE) {
+        model_init(&t->model, &mc, t->ops, c->batch, c->seed, &t->mem);
+    } else {
+        /* the float32 model keeps its own books; t->mem gets mixed precision's (mixed_precision.h) */
+        t->mp = dp_calloc(1, sizeof *t->mp);
+        model_init(&t->model, &mc, t->ops, c->batch, c->seed, &t->mp->model_mem);
+        mp_init(t->mp, mpd, &t->model, &t->mem, t->rank);
+        t->model.mp = t->mp;
+    }
     t->model.trace = t->trace;
     size_t n = model_num_params(&t->model);
     optim_init_on(&t->optim, !strcmp(c->optimizer, "sgd") ? OPTIM_SGD : OPTIM_ADAMW, n, t->ops);
+    if (mpd == MP_FP16) t->optim.scaler = &t->mp->scaler;
     t->optim.adamw = (adamw_hparams_t){c->beta1, c->beta2, c->eps, c->weight_decay};
     t->optim.sgd = (sgd_hparams_t){c->momentum, c->weight_decay};
     mem_add(&t->mem, MEM_OPTIM, n * sizeof(float) * (t->optim.kind == OPTIM_ADAMW ? 2 : 1));
@@ -220,6 +238,9 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     t->losses = dp_calloc((size_t)c->steps + 1, sizeof(float));
     if (c->resume) checkpoint_load(t, c->resume);
     logger_init(&t->log, c->log_every, c->steps, t->rank);
+    if (t->rank == 0 && t->mp)
+        logger_line(&t->log, "mixed precision: %s parameters and gradients, float32 master weights and %s state%s",
+                    c->mixed_precision, c->optimizer, mpd == MP_FP16 ? ", dynamic loss scaling from 65536" : "");
     if (t->rank == 0 && mc.kind == MODEL_GPT)
         logger_line(
             &t->log,
@@ -431,8 +452,12 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
     loss_csv_t csv = {0};
     if (c->loss_csv && t->rank == 0) loss_csv_open(&csv, c->loss_csv, first);
     float final_val = NAN;
+    if (t->mp && !t->mixed_precision_ok)
+        dp_fatal("--mixed-precision %s: %s does not support it (lessons 01, 05, 06 and 07's trainers do)",
+                 c->mixed_precision, dp_progname());
     for (int64_t s = first; s < c->steps; s++) {
         t->fetch(t, s);
+        if (t->mp) t->mp->step = s + 1;
         double lr = lr_at(s, c->lr, c->warmup, c->steps, c->min_lr_ratio);
         double t0 = dp_now();
         float loss = step_fn(t, lr);
@@ -442,6 +467,9 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
         t->step_time_sum += dt;
         t->steps_timed++;
         t->losses[s] = loss;
+        if (t->mp && t->optim.scaler && t->optim.scaler->skipped) /* every rank: they must agree */
+            printf("rank %d: step %lld skipped: inf/nan in the fp16 gradients at loss scale %g, now %g\n", t->rank,
+                   (long long)s + 1, t->optim.scaler->last_scale, t->optim.scaler->scale);
         if (!isfinite(loss))
             dp_fatal("the loss became %g at step %lld; lower --lr or check the gradients", (double)loss,
                      (long long)s + 1);
@@ -492,6 +520,8 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
 
 void trainer_finish(trainer_t *t) {
     model_free(&t->model);
+    if (t->mp) mp_free(t->mp);
+    free(t->mp);
     optim_free(&t->optim);
     dataset_free(&t->train);
     dataset_free(&t->val);

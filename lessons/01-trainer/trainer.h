@@ -20,6 +20,7 @@
 #include "data.h"
 #include "log.h"
 #include "mem.h"
+#include "mixed_precision.h"
 #include "model.h"
 #include "optim.h"
 #include "trace.h"
@@ -46,6 +47,7 @@ typedef struct {
     /* output */
     int log_every, eval_every, eval_batches, save_every, sample;
     const char *save, *resume, *dump, *loss_csv, *stats, *trace, *sample_out;
+    const char *mixed_precision; /* "none", "bf16", "fp16" (mixed_precision.h) */
     /* machine */
     const char *device;
     int threads;
@@ -78,7 +80,12 @@ struct trainer {
     float *dump_grads;      /* gradients after step `start` (the dump's "grad.*") */
     double step_time_sum;
     int64_t steps_timed;
-    void *ext; /* a later lesson's own state */
+    void *ext;             /* a later lesson's own state */
+    mixed_precision_t *mp; /* --mixed-precision bf16|fp16; NULL: float32 */
+    /* Set by a trainer whose step works with mixed precision (its gradients are the model's, on
+     * every rank whole after the reduction, so that every rank's optim_step sees the same inf): a
+     * trainer that has not set it refuses --mixed-precision (trainer_run). */
+    bool mixed_precision_ok;
     /* Hooks a later lesson may replace (defaults: the whole model lives on every rank, and this
      * rank's share of global batch `step` comes from t->order, positions rank, rank + N, ...). */
     void (*fetch)(trainer_t *t, int64_t step); /* fill t->ctx, t->targets */

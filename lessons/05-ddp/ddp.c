@@ -200,6 +200,7 @@ cli_opt_t *ddp_cli_options(ddp_options_t *o) {
     o->no_overlap = false;
     o->init_seed_per_rank = false;
     o->ddp_log = NULL;
+    o->reduce_dtype = "fp32";
     const cli_opt_t table[] = {
         {"bucket-cap-mb", CLI_FLOAT, &o->bucket_cap_mb,
          "cap of every bucket, the first included, in MiB of gradients (PyTorch's bucket_cap_mb); 0 = unset: 25 MiB "
@@ -211,6 +212,10 @@ cli_opt_t *ddp_cli_options(ddp_options_t *o) {
         {"no-overlap", CLI_FLAG, &o->no_overlap, "launch every bucket after backward (to measure what overlap buys)"},
         {"init-seed-per-rank", CLI_FLAG, &o->init_seed_per_rank,
          "initialise ranks other than 0 from other seeds (the broadcast must make them rank 0)"},
+        {"reduce-dtype", CLI_CHOICE, &o->reduce_dtype,
+         "the gradients' all-reduce: float32 sums, or bf16 messages with a bf16 rounding at every hop (its own "
+         "ring, in place of --allreduce)",
+         .choices = "fp32|bf16"},
         {"ddp-log", CLI_STRING, &o->ddp_log, "write the buckets and the launch order of the last step (JSON) here"},
         CLI_END,
     };
@@ -228,6 +233,10 @@ void ddp_setup(ddp_t *d, trainer_t *t, const ddp_options_t *o) {
                       : !strcmp(o->allreduce, "naive") ? naive_allreduce
                       : !strcmp(o->allreduce, "lib")   ? lib_allreduce
                                                        : ring_allreduce;
+    if (!strcmp(o->reduce_dtype, "bf16")) {
+        if (t->ops->backend != OPS_CPU) cli_usage_error("--reduce-dtype bf16 runs on --device cpu only");
+        fn = ddp_allreduce_bf16;
+    }
     /* PyTorch: first_bucket_bytes_cap = _DEFAULT_FIRST_BUCKET_BYTES only when bucket_cap_mb was left
      * None; an explicit bucket_cap_mb (even 25) caps every bucket, the first included */
     bool unset = o->bucket_cap_mb == 0;

@@ -106,8 +106,12 @@ typedef struct {
     bool no_overlap;
     bool init_seed_per_rank;
     const char *ddp_log;
+    const char *reduce_dtype; /* "fp32", or "bf16": ddp_allreduce_bf16 instead of --allreduce */
 } ddp_options_t;
 cli_opt_t *ddp_cli_options(ddp_options_t *o);
 void ddp_setup(ddp_t *d, trainer_t *t, const ddp_options_t *o);
+/* --reduce-dtype bf16 (ddp_bf16.c): a ring all-reduce with bf16 messages, rounding every hop's sum
+ * to bf16, as NCCL's all-reduce of bf16 tensors (REDOP_SUM only, host buffers). */
+void ddp_allreduce_bf16(coll_t *coll, float *buf, size_t count, redop_t op);
 
 #endif

@@ -16,6 +16,7 @@ int main(int argc, char **argv) {
     trainer_init(&t, argc, argv, opts, "train_ddp [options]  — DDP training (lesson 05), under mpirun");
     free(opts);
     ddp_setup(&d, &t, &o);
+    t.mixed_precision_ok = true; /* every replica steps on the whole all-reduced gradient */
     trainer_run(&t, ddp_train_step);
     ddp_write_log(&d, o.ddp_log);
     ddp_free(&d);

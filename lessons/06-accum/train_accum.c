@@ -33,6 +33,7 @@ int main(int argc, char **argv) {
     if (t.rank == 0)
         logger_line(&t.log, "accumulation: %d micro-batches of ~%d examples per rank per optimizer step", a.accum_steps,
                     (t.local_batch + a.accum_steps - 1) / a.accum_steps);
+    t.mixed_precision_ok = true; /* every replica steps on the whole all-reduced gradient */
     trainer_run(&t, accum_train_step);
     ddp_write_log(&d, o.ddp_log);
     ddp_free(&d);

@@ -20,6 +20,7 @@ int main(int argc, char **argv) {
     free(opts);
     ddp_setup(&d, &t, &o);
     sampler_attach(&t, &st);
+    t.mixed_precision_ok = true; /* every replica steps on the whole all-reduced gradient */
     trainer_run(&t, ddp_train_step);
     ddp_write_log(&d, o.ddp_log);
     sampler_detach(&t, &st);

@@ -1,0 +1,84 @@
+/* mixed_precision.c — see mixed_precision.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "mixed_precision.h"
+
+#include "half.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+mp_dtype_t mp_dtype_of(const char *name) {
+    return !strcmp(name, "bf16") ? MP_BF16 : !strcmp(name, "fp16") ? MP_FP16 : MP_NONE;
+}
+
+void mp_init(mixed_precision_t *mp, mp_dtype_t dtype, model_t *m, mem_t *mem, int rank) {
+    size_t n = model_num_params(m);
+    mp->dtype = dtype;
+    mp->n = n;
+    mp->master = m->params;
+    mp->lowp = dp_calloc(n ? n : 1, sizeof(uint16_t));
+    mp->work = dp_calloc(n ? n : 1, sizeof(float));
+    mp->rank = rank;
+    grad_scaler_init(&mp->scaler);
+    const char *inject = getenv("DP_MP_INJECT_INF");
+    mp->inject_step = inject ? strtoll(inject, NULL, 10) : 0;
+    for (int u = 0; u < m->nunits; u++) m->unit_params[u] = mp->work + m->unit_offset[u];
+    mp_cast_params(mp);
+
+    /* The books: the float32 model's own categories, but its float32 params are the master and
+     * its float32 grads half gradients (2 bytes of the 4 count as grads, 2 as emulation). */
+    const mem_t *own = &mp->model_mem;
+    for (int c = 0; c < MEM_NCATS; c++)
+        if (c != MEM_PARAMS && c != MEM_GRADS) mem_add(mem, (mem_cat_t)c, own->cur[c]);
+    mem_add(mem, MEM_MASTER, own->cur[MEM_PARAMS]);
+    mem_add(mem, MEM_PARAMS, n * sizeof(uint16_t));
+    mem_add(mem, MEM_GRADS, own->cur[MEM_GRADS] / 2);
+    mem_add(mem, MEM_EMULATION, own->cur[MEM_GRADS] - own->cur[MEM_GRADS] / 2 + n * sizeof(float));
+}
+
+void mp_free(mixed_precision_t *mp) {
+    free(mp->lowp);
+    free(mp->work);
+    mp->lowp = NULL;
+    mp->work = NULL;
+}
+
+void mp_cast_params(mixed_precision_t *mp) {
+    const float *p = mp->master;
+    if (mp->dtype == MP_BF16)
+        for (size_t i = 0; i < mp->n; i++) mp->work[i] = bf16_to_float(mp->lowp[i] = float_to_bf16(p[i]));
+    else
+        for (size_t i = 0; i < mp->n; i++) mp->work[i] = fp16_to_float(mp->lowp[i] = float_to_fp16(p[i]));
+}
+
+float mp_backward_begin(model_t *m, float grad_scale, mp_ready_t *w, grad_ready_fn hook, void *hook_ctx) {
+    *w = (mp_ready_t){m, hook, hook_ctx};
+    mixed_precision_t *mp = m->mp;
+    if (mp->dtype != MP_FP16) return grad_scale;
+    /* fp16 gradients are stored S times too large; ours are stored unscaled (mp_grad_ready), so a
+     * backward that accumulates onto them (micro-batches) first scales them back: exact, S = 2^k */
+    float S = (float)mp->scaler.scale;
+    for (size_t i = 0; i < mp->n; i++) m->grads[i] *= S;
+    return grad_scale * S;
+}
+
+void mp_grad_ready(void *ctx, int i) {
+    mp_ready_t *w = ctx;
+    model_t *m = w->m;
+    mixed_precision_t *mp = m->mp;
+    float *g = model_grad(m, i);
+    size_t n = m->layout.views[i].numel;
+    if (mp->dtype == MP_BF16) {
+        for (size_t k = 0; k < n; k++) g[k] = bf16_to_float(float_to_bf16(g[k]));
+    } else {
+        float inv = (float)(1.0 / mp->scaler.scale); /* a power of two: g / S exactly */
+        for (size_t k = 0; k < n; k++) g[k] = fp16_to_float(float_to_fp16(g[k])) * inv;
+        if (mp->inject_step == mp->step && mp->rank == 0 && !mp->injected && n > 0) {
+            g[0] = INFINITY;
+            mp->injected = true;
+        }
+    }
+    if (w->hook) w->hook(w->ctx, i);
+}
