@@ -7,7 +7,8 @@
 #      demo fails; plot its loss, sample text
 #   3. the same global batches three ways — one process, DDP on 4 ranks, FSDP on 4 ranks — for the MLP
 #      and for the GPT, and a table showing that they agree (final loss, parameter difference) and what
-#      each cost (memory per rank, bytes sent per step)
+#      each cost (memory per rank, bytes sent per step); then the ZeRO paper's memory table, formula
+#      against --stats, per stage in fp32 and bf16 (common/mk/zero_memory.sh; fails if a rank is off)
 #   4. the plots: all-reduce bus bandwidth, the DDP overlap timeline
 #   5. scaling (lesson 09)
 #
@@ -135,6 +136,15 @@ echo " AdamW magnifies it where a gradient is near zero, as in the GPT's attenti
 echo " one process summing in another order. The graders' judge, given that spread, on the GPT's DDP run:" \
     "$("$EQUIV" "$OUT/cmp_gpt_single.st" "$OUT/cmp_gpt_ddp.st" --batch 4 --world 4 --lr 3e-3 \
         --spread "$OUT/cmp_gpt_accum2.st" --spread "$OUT/cmp_gpt_accum.st" | tail -n 1))"
+echo
+echo "-- ZeRO memory per rank, bytes, gpt-tiny on 4 ranks (lesson 08): the paper's formulas, fp32 and bf16 --"
+zero_ok=1
+sh common/mk/zero_memory.sh 4 "$OUT/zero" >"$OUT/zero_memory.txt" || zero_ok=0
+cat "$OUT/zero_memory.txt"
+if [ $zero_ok = 0 ]; then
+    echo "demo: FAILED: a rank's ZeRO memory is off its formula (see above, $OUT/zero/)" >&2
+    exit 1
+fi
 if [ $have_gnuplot = 1 ]; then
     gnuplot <<GP
 set terminal pngcairo size 960,540 noenhanced
@@ -164,7 +174,8 @@ sh lessons/09-scaling/lr_lab.sh "$OUT/scaling"
 
 echo
 echo "demo finished in $(($(date +%s) - start)) s. Files in $OUT/:"
-for f in loss.png checkpoint.safetensors samples.txt gpt_loss.png gpt_checkpoint.safetensors gpt_samples.txt agreement.txt loss_overlaid.png bench/allreduce_busbw.png \
+for f in loss.png checkpoint.safetensors samples.txt gpt_loss.png gpt_checkpoint.safetensors gpt_samples.txt agreement.txt zero_memory.txt \
+    loss_overlaid.png bench/allreduce_busbw.png \
     bench/ddp_buckets.png ddp_trace.json ddp_timeline.png scaling/scaling.png scaling/linear_scaling.png; do
     [ -f "$OUT/$f" ] && printf '  %-32s %10s bytes\n' "$f" "$(wc -c <"$OUT/$f")"
 done

@@ -45,6 +45,14 @@ void mp_free(mixed_precision_t *mp) {
     mp->work = NULL;
 }
 
+void mp_drop_params(mixed_precision_t *mp, mem_t *mem) {
+    mem_sub(mem, MEM_PARAMS, mp->n * sizeof(uint16_t));
+    mem_sub(mem, MEM_EMULATION, mp->n * sizeof(float));
+    mp_free(mp);
+    mp->n = 0; /* mp_cast_params: nothing left to cast */
+    mp->master = NULL;
+}
+
 void mp_cast_params(mixed_precision_t *mp) {
     const float *p = mp->master;
     if (mp->dtype == MP_BF16)

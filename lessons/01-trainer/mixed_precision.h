@@ -63,6 +63,10 @@ mp_dtype_t mp_dtype_of(const char *name);
  * point m's units at the working copy, and record the model state in `mem` by the table above. */
 void mp_init(mixed_precision_t *mp, mp_dtype_t dtype, model_t *m, mem_t *mem, int rank);
 void mp_free(mixed_precision_t *mp);
+/* Lesson 08 (FSDP, ZeRO) shards the float32 master and rounds it into its own bf16 buffers: drop
+ * the full-size low-precision and working copies (and their bytes from `mem`). Forward then casts
+ * nothing; backward still rounds every gradient as it becomes final. */
+void mp_drop_params(mixed_precision_t *mp, mem_t *mem);
 
 /* Round the master into the low-precision copy and widen it into the working copy (model_forward
  * calls it first: the parameters are those of the latest optimizer step). */

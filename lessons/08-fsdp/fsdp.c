@@ -4,6 +4,7 @@
 #include "fsdp.h"
 
 #include "gpt.h"
+#include "half.h"
 #include "ring.h"
 #include "safetensors.h"
 #include "util.h"
@@ -24,15 +25,35 @@ static float *host_copy(const ops_t *ops, const float *src, size_t n) {
     return h;
 }
 
+void fsdp_mem_add(fsdp_t *f, mem_cat_t c, size_t n) {
+    size_t b = f->master ? 2 : 4;
+    mem_add(&f->t->mem, c, n * b);
+    if (b < 4) mem_add(&f->t->mem, MEM_EMULATION, n * (4 - b));
+}
+
+void fsdp_mem_sub(fsdp_t *f, mem_cat_t c, size_t n) {
+    size_t b = f->master ? 2 : 4;
+    mem_sub(&f->t->mem, c, n * b);
+    if (b < 4) mem_sub(&f->t->mem, MEM_EMULATION, n * (4 - b));
+}
+
+void fsdp_round_params(const fsdp_t *f, float *dst, const float *src, size_t n) {
+    if (!f->master) {
+        if (dst != src) ops_copy(f->t->ops, src, dst, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) dst[i] = bf16_to_float(float_to_bf16(src[i])); /* the CPU only (trainer.c) */
+}
+
 static float *alloc_gathered(fsdp_t *f, int u) {
-    mem_add(&f->t->mem, MEM_GATHERED, full_count(f, u) * sizeof(float));
+    fsdp_mem_add(f, MEM_GATHERED, full_count(f, u));
     return ops_alloc(f->t->ops, full_count(f, u));
 }
 
 static void release(fsdp_t *f, int u, float **slot) {
     if (!*slot) return;
     ops_free(f->t->ops, *slot);
-    mem_sub(&f->t->mem, MEM_GATHERED, full_count(f, u) * sizeof(float));
+    fsdp_mem_sub(f, MEM_GATHERED, full_count(f, u));
     *slot = NULL;
 }
 
@@ -165,7 +186,13 @@ static void assemble(trainer_t *t, float *(*chunk)(const fsdp_t *, int), float *
     coll_free(&coll);
 }
 
-static void full_params(trainer_t *t, float *out) { assemble(t, zero_param_shard, out); }
+/* What the optimizer steps: the float32 master's shard in bf16, else the parameters' own. */
+static float *master_shard(const fsdp_t *f, int u) {
+    return f->master ? f->master + f->units[u].shard_offset : zero_param_shard(f, u);
+}
+
+/* dumps and checkpoints hold the master, as lesson 01's in mixed precision */
+static void full_params(trainer_t *t, float *out) { assemble(t, master_shard, out); }
 static void full_grads(trainer_t *t, float *out) { assemble(t, zero_grad_shard, out); }
 
 /* This rank's parameter shards, every unit's chunk end to end as in shard_params, on the host (a new
@@ -173,7 +200,7 @@ static void full_grads(trainer_t *t, float *out) { assemble(t, zero_grad_shard, 
 static float *host_param_shards(const fsdp_t *f) {
     float *h = dp_malloc((f->shard_numel ? f->shard_numel : 1) * sizeof(float));
     for (int u = 0; u < f->nunits; u++)
-        ops_to_host(f->t->ops, h + f->units[u].shard_offset, zero_param_shard(f, u), f->units[u].chunk);
+        ops_to_host(f->t->ops, h + f->units[u].shard_offset, master_shard(f, u), f->units[u].chunk);
     return h;
 }
 
@@ -293,6 +320,9 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on, int zero_stage) {
     /* The GPT's LM head is tied to wte (gpt.h): unit 0 is used at both ends of forward and opens
      * backward, so it is the kept unit (see the hooks). The MLP uses every unit once each way. */
     f->keep_unit = m->gpt ? 0 : -1;
+    if (t->mp && t->mp->dtype != MP_BF16)
+        dp_fatal("--mixed-precision fp16: train_fsdp takes bf16 only (its loss scaling is not sharded)");
+    t->mixed_precision_ok = true; /* bf16: the master is sharded with the optimizer state (fsdp.h) */
     if (t->cfg.sample)
         dp_fatal(
             "--sample needs the whole model on one rank: consolidate the checkpoint and sample with train --resume");
@@ -303,10 +333,15 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on, int zero_stage) {
     /* The trainer built the full model (every rank the same, from --seed or --resume): keep 1/N. */
     f->gathered = dp_calloc((size_t)f->nunits, sizeof(float *));
     f->full_grads = dp_calloc((size_t)f->nunits, sizeof(float *));
+    if (t->mp) {
+        f->master = ops_alloc(t->ops, S ? S : 1);
+        take_shards(f, m, m->params, f->master);
+    }
     if (zero_stage == 3) {
         f->shard_params = ops_alloc(t->ops, S ? S : 1);
         f->shard_grads = ops_alloc(t->ops, S ? S : 1);
         take_shards(f, m, m->params, f->shard_params);
+        fsdp_round_params(f, f->shard_params, f->shard_params, S);
     }
     optim_t shard_optim;
     optim_init_on(&shard_optim, t->optim.kind, S, t->ops);
@@ -320,8 +355,15 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on, int zero_stage) {
     if (zero_stage < 3) zero_setup(f, m);
     /* Free the flat copies: from here on a rank holds shards (and stages 1-2 their units in full). */
     int nstates = t->optim.v ? 2 : 1;
-    mem_sub(&t->mem, MEM_PARAMS, P * sizeof(float));
-    mem_sub(&t->mem, MEM_GRADS, P * sizeof(float));
+    if (t->mp) { /* lesson 01's books: a float32 master, bf16 copies (mixed_precision.h) */
+        mem_sub(&t->mem, MEM_MASTER, P * sizeof(float));
+        fsdp_mem_sub(f, MEM_GRADS, P);
+        mp_drop_params(t->mp, &t->mem);
+        mem_add(&t->mem, MEM_MASTER, S * sizeof(float));
+    } else {
+        mem_sub(&t->mem, MEM_PARAMS, P * sizeof(float));
+        mem_sub(&t->mem, MEM_GRADS, P * sizeof(float));
+    }
     mem_sub(&t->mem, MEM_OPTIM, (size_t)nstates * P * sizeof(float));
     ops_free(t->ops, m->params);
     ops_free(t->ops, m->grads);
@@ -330,8 +372,8 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on, int zero_stage) {
     optim_free(&t->optim);
     t->optim = shard_optim;
     if (zero_stage == 3) {
-        mem_add(&t->mem, MEM_PARAMS, S * sizeof(float));
-        mem_add(&t->mem, MEM_GRADS, S * sizeof(float));
+        fsdp_mem_add(f, MEM_PARAMS, S);
+        fsdp_mem_add(f, MEM_GRADS, S);
     }
     mem_add(&t->mem, MEM_OPTIM, (size_t)nstates * S * sizeof(float));
     /* peaks so far were the unsharded model: restart them at the sharded state */
@@ -396,6 +438,7 @@ void fsdp_free(fsdp_t *f) {
     free(f->full_grads);
     if (f->shard_params) ops_free(f->t->ops, f->shard_params);
     if (f->shard_grads) ops_free(f->t->ops, f->shard_grads);
+    if (f->master) ops_free(f->t->ops, f->master);
     free(f->units);
 }
 
@@ -418,7 +461,9 @@ float fsdp_train_step(trainer_t *t, double lr) {
     model_backward(m, 1.0f, NULL, NULL);
     double t2 = dp_now();
     fsdp_clip(f, t->cfg.clip);
-    optim_step(&t->optim, f->shard_params, f->shard_grads, lr); /* AdamW on this rank's shard only */
+    /* AdamW on this rank's shard only (bf16: on the float32 master's, rounded into the parameters) */
+    optim_step(&t->optim, f->master ? f->master : f->shard_params, f->shard_grads, lr);
+    if (f->master) fsdp_round_params(f, f->shard_params, f->master, f->shard_numel);
     double t3 = dp_now();
     trace_span(t->trace, "compute", "forward", t0, t1);
     trace_span(t->trace, "compute", "backward", t1, t2);

@@ -69,6 +69,11 @@ typedef struct {
     int done_unit; /* unit whose gather finished (-1: none) */
     bool stop, worker_started;
     uint64_t run_id; /* in every shard file, the same on all ranks (0: not drawn yet; see save_shards) */
+    /* --mixed-precision bf16 (the README's "Mixed precision with ZeRO"): parameters and gradients are
+     * bf16 wherever they live (the buffers above: float32 holding bf16 values, the CPU's emulation,
+     * booked 2 + 2 bytes as lesson 01's), the optimizer steps this float32 master shard (shard_numel,
+     * sharded at every stage like m and v) and rounds it into the parameter shard. NULL: float32. */
+    float *master;
 } fsdp_t;
 
 /* ---- your part ---------------------------------------------------------------------------------- */
@@ -118,6 +123,12 @@ void zero_optim_unit(fsdp_t *f, int u, float *params, const float *grads, double
 /* Stages 1 and 2 in fsdp_init, after the layout and the sharded optimizer state: the full parameters
  * per unit from the trainer's flat model (and stage 1's full gradients, stage 2's gradient shard). */
 void zero_setup(fsdp_t *f, model_t *m);
+/* Book (or release) n parameters' or gradients' worth of category c: 4 bytes each in float32; in bf16
+ * 2, and the float32 buffer's other 2 as emulation (common/mem.h). */
+void fsdp_mem_add(fsdp_t *f, mem_cat_t c, size_t n);
+void fsdp_mem_sub(fsdp_t *f, mem_cat_t c, size_t n);
+/* dst = src rounded to bf16 (in place when dst == src); a copy in float32. */
+void fsdp_round_params(const fsdp_t *f, float *dst, const float *src, size_t n);
 void zero_free(fsdp_t *f);
 float zero_train_step(trainer_t *t, double lr);
 

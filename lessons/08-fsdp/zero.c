@@ -61,14 +61,16 @@ void zero_optim_unit(fsdp_t *f, int u, float *params, const float *grads, double
     view.n = f->units[u].chunk;
     view.m = view.m ? view.m + off : NULL;
     view.v = view.v ? view.v + off : NULL;
-    optim_step(&view, params, grads, lr);
+    /* bf16: the step is the float32 master's; the parameters get it rounded */
+    optim_step(&view, f->master ? f->master + off : params, grads, lr);
+    if (f->master) fsdp_round_params(f, params, f->master + off, view.n);
 }
 
 /* ---- stage 2's hooks: a unit's full gradient lives only through its backward ------------------- */
 
 static void pre_backward(void *ctx, int u) {
     fsdp_t *f = ctx;
-    mem_add(&f->t->mem, MEM_GATHERED, full_count(f, u) * sizeof(float));
+    fsdp_mem_add(f, MEM_GATHERED, full_count(f, u));
     f->full_grads[u] = ops_alloc(f->t->ops, full_count(f, u)); /* zeroed: the padding's gradient stays 0 */
     f->t->model.unit_grads[u] = f->full_grads[u];
 }
@@ -83,7 +85,7 @@ static void post_backward(void *ctx, int u) {
     f->t->model.unit_grads[u] = NULL;
     ops_free(f->t->ops, f->full_grads[u]);
     f->full_grads[u] = NULL;
-    mem_sub(&f->t->mem, MEM_GATHERED, full_count(f, u) * sizeof(float));
+    fsdp_mem_sub(f, MEM_GATHERED, full_count(f, u));
 }
 
 /* ---- setup, step, teardown ----------------------------------------------------------------------- */
@@ -95,18 +97,19 @@ void zero_setup(fsdp_t *f, model_t *m) {
         padded += full_count(f, u);
         f->gathered[u] = ops_alloc(ops, full_count(f, u)); /* zeroed: padding 0 */
         ops_copy(ops, m->params + m->unit_offset[u], f->gathered[u], f->units[u].numel);
+        fsdp_round_params(f, f->gathered[u], f->gathered[u], f->units[u].numel); /* bf16: from the master */
         m->unit_params[u] = f->gathered[u];
         if (f->zero_stage == 1) {
             f->full_grads[u] = ops_alloc(ops, full_count(f, u));
             m->unit_grads[u] = f->full_grads[u];
         }
     }
-    mem_add(&f->t->mem, MEM_PARAMS, padded * sizeof(float));
+    fsdp_mem_add(f, MEM_PARAMS, padded);
     if (f->zero_stage == 1) {
-        mem_add(&f->t->mem, MEM_GRADS, padded * sizeof(float));
+        fsdp_mem_add(f, MEM_GRADS, padded);
     } else {
         f->shard_grads = ops_alloc(ops, f->shard_numel ? f->shard_numel : 1);
-        mem_add(&f->t->mem, MEM_GRADS, f->shard_numel * sizeof(float));
+        fsdp_mem_add(f, MEM_GRADS, f->shard_numel);
         m->unit_hooks = (model_unit_hooks_t){f, NULL, NULL, pre_backward, post_backward};
     }
 }
@@ -119,8 +122,8 @@ void zero_free(fsdp_t *f) {
         if (f->full_grads[u]) ops_free(f->t->ops, f->full_grads[u]);
         f->gathered[u] = f->full_grads[u] = NULL;
     }
-    mem_sub(&f->t->mem, MEM_PARAMS, padded * sizeof(float));
-    mem_sub(&f->t->mem, MEM_GRADS, (f->zero_stage == 1 ? padded : f->shard_numel) * sizeof(float));
+    fsdp_mem_sub(f, MEM_PARAMS, padded);
+    fsdp_mem_sub(f, MEM_GRADS, f->zero_stage == 1 ? padded : f->shard_numel);
 }
 
 float zero_train_step(trainer_t *t, double lr) {
