@@ -11,8 +11,10 @@
  * with GCC they get one copy per vector width, and the loader picks the widest this CPU has. Every
  * copy computes the same float operations in the same order per element (lanes are independent
  * elements; -ffp-contract=off forbids fusing a multiply and an add), so results are bit for bit
- * the same whichever copy runs. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+ * the same whichever copy runs. Sanitizer builds keep the one baseline copy: the loader runs the
+ * function that picks a copy (an ifunc resolver) before ASan's or TSan's runtime is ready for it. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) &&               \
+    !defined(__SANITIZE_THREAD__)
 #define HOT_LOOPS __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define HOT_LOOPS
