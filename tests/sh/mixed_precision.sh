@@ -131,7 +131,22 @@ else
     fail "fp16 DDP run: $(tail -n 2 "$TMP/log")"
 fi
 
-# 4. Refusals, one line each: the GPU path computes in float32; lesson 02 has not opted in.
+# 4. Refusals, one line each: the GPU path computes in float32; lesson 02 takes bf16 only.
 expect_error "--mixed-precision on cuda" "--device cpu only" $TRAIN $QUICK --mixed-precision bf16 --device cuda
-expect_error "--mixed-precision in train_ps" "does not support it" \
-    $SOL/02-param-server/train_ps $QUICK --steps 1 --mixed-precision bf16
+expect_error "train_ps --mixed-precision fp16" "bf16 only" \
+    $SOL/02-param-server/train_ps $QUICK --steps 1 --mixed-precision fp16
+
+# 5. The parameter server in bf16 (lesson 02): the server sums the workers' bf16-rounded gradients in
+# float32 and steps its float32 master, so the distance to one process is DDP's, with DDP's
+# tolerances (2. above); 3 ranks, so that the server adds two received gradients to its own.
+if $TRAIN $E --seed 2 --batch 12 --mixed-precision bf16 --dump "$TMP/ref.st" >"$TMP/log" 2>&1 &&
+    "$MPIRUN" -np 3 $SOL/02-param-server/train_ps $E --seed 2 --batch 4 --mixed-precision bf16 --dump "$TMP/ps.st" \
+        >"$TMP/log" 2>&1; then
+    if "$EQUIV" "$TMP/ref.st" "$TMP/ps.st" --batch 4 --world 3 --lr 1e-2 $TOL >"$TMP/eq" 2>&1; then
+        pass "bf16 gpt-tiny parameter server 3 x 4 equivalent to 1 x 12 in bf16: $(grep '^grads' "$TMP/eq")"
+    else
+        fail "bf16 gpt-tiny parameter server 3 x 4 not equivalent to 1 x 12: $(grep FAIL "$TMP/eq" | head -n 3)"
+    fi
+else
+    fail "bf16 gpt-tiny parameter server run: $(tail -n 2 "$TMP/log")"
+fi
