@@ -26,8 +26,8 @@
  * with the all-reduce's float32 sum, so unscaling before the reduction is unscaling after it. A
  * step whose reduced gradient holds an inf or NaN is skipped by optim_step (optim.h).
  *
- * Checkpoints hold the master and the optimizer state, so a bf16 run resumes bit-identically; fp16's
- * loss scale is not saved, and a resumed fp16 run starts again from 2^16 (a few skipped steps). */
+ * Checkpoints hold the master and the optimizer state, and under fp16 the loss scale with its count
+ * of good steps (checkpoint.c), so bf16 and fp16 runs both resume bit-identically. */
 #ifndef DPC_MIXED_PRECISION_H
 #define DPC_MIXED_PRECISION_H
 

@@ -131,6 +131,23 @@ else
     fail "fp16 DDP run: $(tail -n 2 "$TMP/log")"
 fi
 
+# 3b. fp16's loss scale is saved with the checkpoint (torch's GradScaler state): a run whose step 3
+# overflowed (scale 65536 -> 32768) and is resumed at step 4 skips an overflow at step 6 from 32768,
+# not from a fresh 65536, and ends bit-identical to the uninterrupted run.
+F16="--model gpt-tiny --data $FIX --val none --steps 8 --batch 8 --lr 1e-2 --log-every 1000 --mixed-precision fp16"
+if DP_MP_INJECT_INF=3 $TRAIN $F16 --save-every 4 --save "$TMP/f16.safetensors" --dump "$TMP/f16-whole.st" \
+    >"$TMP/log" 2>&1 && $TRAIN $F16 --resume "$TMP/f16.step4.safetensors" --dump "$TMP/f16-resumed.st" \
+    >"$TMP/log" 2>&1 && DP_MP_INJECT_INF=6 $TRAIN $F16 --resume "$TMP/f16.step4.safetensors" >"$TMP/log6" 2>&1; then
+    if "$EQUIV" "$TMP/f16-whole.st" "$TMP/f16-resumed.st" --exact --ref-offset 4 >"$TMP/eq" 2>&1 &&
+        grep -q '^rank 0: step 6 skipped: .* loss scale 32768, now 16384' "$TMP/log6"; then
+        pass "fp16 resume keeps the loss scale: an overflow at step 6 after resuming at 4 halves 32768 -> 16384; bit-identical to the uninterrupted run"
+    else
+        fail "fp16 resume: $(grep skipped "$TMP/log6" || echo 'no skip at step 6'); $(grep FAIL "$TMP/eq" | head -n 2)"
+    fi
+else
+    fail "fp16 checkpoint/resume runs: $(tail -n 2 "$TMP/log")"
+fi
+
 # 4. Refusals, one line each: the GPU path computes in float32; lesson 02 takes bf16 only.
 expect_error "--mixed-precision on cuda" "--device cpu only" $TRAIN $QUICK --mixed-precision bf16 --device cuda
 expect_error "train_ps --mixed-precision fp16" "bf16 only" \
