@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "regular.h"
+#include "util.h"
 
 typedef struct {
     int rank;
