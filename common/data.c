@@ -2,6 +2,7 @@
 #include "data.h"
 
 #include "crc32.h"
+#include "records.h"
 #include "rng.h"
 #include "util.h"
 
@@ -187,6 +188,8 @@ void data_order_alloc(data_order_t *o, uint64_t seed, size_t n_examples, size_t 
     o->steps_per_epoch = total / batch;
     o->perm = dp_malloc((total > n_examples ? total : n_examples) * sizeof(uint32_t) + 1);
     o->perm_epoch = -1;
+    o->group_records = NULL;
+    o->group_batches = 0;
 }
 
 /* One Philox stream per (seed, epoch): the epoch is mixed into the key. */
@@ -194,6 +197,8 @@ static void philox_epoch(data_order_t *o, int64_t epoch) {
     rng_t r;
     rng_init(&r, o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)epoch + 1);
     rng_permutation(&r, o->perm, (uint32_t)o->n_examples);
+    if (o->group_records && o->group_batches)
+        records_group_by_length(o->group_records, o->perm, o->n_examples, o->batch, o->group_batches, o->seed, epoch);
 }
 
 void data_order_init(data_order_t *o, uint64_t seed, size_t n_examples, size_t batch) {

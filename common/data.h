@@ -65,6 +65,7 @@ void dataset_example(const dataset_t *ds, int context, size_t i, int32_t *ctx, i
  * DistributedSampler: the oracle the lesson-07 sampler is graded against, grading/sampler_oracle.h)
  * brings its own make_epoch and its own total. */
 typedef struct data_order data_order_t;
+struct records;
 struct data_order {
     uint64_t seed;
     size_t n_examples;
@@ -76,6 +77,10 @@ struct data_order {
     void (*make_epoch)(data_order_t *o, int64_t epoch); /* fills perm[0..total) for an epoch */
     uint32_t *perm;                                     /* the cached epoch's order */
     int64_t perm_epoch;                                 /* which epoch perm holds (-1: none) */
+    /* The course's order only: group each run of this many global batches by the length of these
+     * records (records.h, --group-by-length); 0: no grouping. */
+    const struct records *group_records;
+    size_t group_batches;
 };
 
 void data_order_init(data_order_t *o, uint64_t seed, size_t n_examples, size_t batch);

@@ -146,6 +146,8 @@ void model_init(model_t *m, const model_config_t *cfg, const ops_t *ops, int max
         m->unit_params = m->gpt->unit_params;
         m->unit_grads = m->gpt->unit_grads;
         m->gpt_targets = dp_calloc((size_t)max_batch * (size_t)cfg->context, sizeof(int32_t));
+        m->gpt_tokens = dp_calloc((size_t)max_batch * (size_t)cfg->context, sizeof(int32_t));
+        m->loss_weight = 1.0f;
         return;
     }
     model_layout(&m->layout, cfg);
@@ -237,6 +239,7 @@ void model_free(model_t *m) {
         gpt_free(m->gpt);
         free(m->gpt);
         free(m->gpt_targets);
+        free(m->gpt_tokens);
         memset(m, 0, sizeof *m);
         return;
     }
@@ -263,18 +266,29 @@ size_t model_num_params(const model_t *m) { return m->layout.numel; }
 void model_zero_grad(model_t *m) { ops_fill(m->ops, m->grads, 0.0f, m->layout.numel); }
 
 /* The GPT's forward: its targets are the window shifted by one (model.h), and the hooks and trace
- * a later lesson set on m go to the gpt_t that calls them. */
+ * a later lesson set on m go to the gpt_t that calls them. A batch of variable-length examples
+ * (common/records.h: -1 is padding) is cut to its longest one, so that a batch of short examples
+ * costs less; fixed windows are never cut. */
 static float gpt_model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int B) {
-    int T = m->cfg.context;
+    int T = m->cfg.context, Tn = m->pad_to_context ? T : 0;
+    for (int b = 0; b < B && Tn < T; b++) {
+        int len = T;
+        while (len > 0 && ctx[(size_t)b * T + len - 1] < 0) len--;
+        if (len > Tn) Tn = len;
+    }
+    if (Tn == 0) dp_fatal("forward on a batch of %d empty examples", B);
     for (int b = 0; b < B; b++) {
-        int32_t *tg = m->gpt_targets + (size_t)b * T;
-        memcpy(tg, ctx + (size_t)b * T + 1, (size_t)(T - 1) * sizeof(int32_t));
-        tg[T - 1] = targets[b];
+        const int32_t *x = ctx + (size_t)b * T;
+        int32_t *tok = m->gpt_tokens + (size_t)b * Tn, *tg = m->gpt_targets + (size_t)b * Tn;
+        for (int t = 0; t < Tn; t++) {
+            tok[t] = x[t] < 0 ? 0 : x[t]; /* padding's token is never predicted from */
+            tg[t] = t + 1 < T ? x[t + 1] : targets[b];
+        }
     }
     m->gpt->unit_hooks = m->unit_hooks;
     m->gpt->trace = m->trace;
     m->batch = B;
-    return gpt_forward(m->gpt, ctx, m->gpt_targets, B, T);
+    return m->loss_weight * gpt_forward(m->gpt, m->gpt_tokens, m->gpt_targets, B, Tn);
 }
 
 float model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int B) {
@@ -324,6 +338,7 @@ void model_backward(model_t *m, float grad_scale, grad_ready_fn hook, void *hook
     const model_config_t *c = &m->cfg;
     int B = m->batch;
     if (B < 1) dp_fatal("backward called before any forward");
+    if (m->gpt) grad_scale *= m->loss_weight;
     mp_ready_t mp_ready;
     if (m->mp) { /* every gradient goes through mp_grad_ready (rounded) before the caller's hook */
         grad_scale = mp_backward_begin(m, grad_scale, &mp_ready, hook, hook_ctx);

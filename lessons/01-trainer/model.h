@@ -81,6 +81,13 @@ typedef struct {
     const ops_t *ops;
     struct gpt *gpt;      /* cfg.kind == MODEL_GPT: the network; NULL for the MLP */
     int32_t *gpt_targets; /* a GPT: [max_batch, T] the shifted window of the last forward */
+    int32_t *gpt_tokens;  /* a GPT: [max_batch, T] the window, cut to the batch's longest example */
+    /* Variable-length examples (common/records.h): -1 in ctx is padding (no token, no target). A
+     * GPT's forward cuts the batch to its longest example unless pad_to_context; the MLP takes none. */
+    bool pad_to_context;
+    /* Multiplies the loss forward returns and the gradient backward computes (1; --loss-norm tokens
+     * sets N·n_r/Σn, records.h) */
+    float loss_weight;
     flat_layout_t layout; /* the parameters' names, shapes, offsets */
     float *params;        /* layout.numel floats */
     float *grads;         /* layout.numel floats, same layout */

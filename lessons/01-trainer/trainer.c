@@ -59,6 +59,8 @@ static void defaults(trainer_config_t *c) {
     c->device = "cpu";
     c->threads = 1;
     c->mixed_precision = "none";
+    c->examples = "windows";
+    c->loss_norm = "rank";
     comm_opts_default(&c->comm);
 }
 
@@ -93,6 +95,19 @@ static cli_opt_t *options(trainer_config_t *c) {
          .choices = "random|sampler"},
         {"sampler-replicas", CLI_INT, &c->sampler_replicas, "--order sampler: its num_replicas (0: the world size)",
          .min = 0, .max = 1 << 20},
+        {"examples", CLI_CHOICE, &c->examples,
+         "fixed windows of the context, or each record of the data (a word, a fortune) as a variable-length "
+         "example (a GPT only; common/records.h)",
+         .choices = "windows|records"},
+        {"group-by-length", CLI_INT, &c->group_by_length,
+         "--examples records: sort each run of this many global batches by length (0: no grouping)", .min = 0,
+         .max = 1 << 20},
+        {"pad-to-context", CLI_FLAG, &c->pad_to_context,
+         "--examples records: pad every batch to the whole context instead of its longest example"},
+        {"loss-norm", CLI_CHOICE, &c->loss_norm,
+         "rank: each rank averages over its own positions (DDP's default); tokens: weight ranks by their "
+         "positions, so the loss is the global batch's mean",
+         .choices = "rank|tokens"},
         {"no-shuffle", CLI_FLAG, &c->no_shuffle, "--order sampler: shuffle=False"},
         {"drop-last", CLI_FLAG, &c->drop_last, "--order sampler: drop_last=True"},
         {"log-every", CLI_INT, &c->log_every, "print a line every N steps", .min = 1, .max = 1 << 30},
@@ -201,13 +216,30 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
         if (t->val.vocab_size != t->train.vocab_size || memcmp(t->val.vocab, t->train.vocab, t->train.vocab_size))
             dp_fatal("%s and %s have different vocabularies; build both with the same tool", c->data, c->val);
     }
-    size_t global = (size_t)c->batch * (size_t)t->world_size, L = dataset_num_examples(&t->train, c->context);
+    bool records = !strcmp(c->examples, "records");
+    if (!records && (c->group_by_length || c->pad_to_context))
+        cli_usage_error("--group-by-length and --pad-to-context are for --examples records");
+    if (records && strcmp(c->model, "mlp") == 0)
+        cli_usage_error("--examples records needs a GPT (--model gpt-tiny, ...): the MLP predicts one token per "
+                        "window");
+    if (records && strcmp(c->order, "random"))
+        cli_usage_error("--examples records takes the course's order (--order random), not the sampler's");
+    if (records) {
+        records_index(&t->train, &t->train_records);
+        if (t->val.tokens) records_index(&t->val, &t->val_records);
+    }
+    size_t global = (size_t)c->batch * (size_t)t->world_size,
+           L = records ? t->train_records.n : dataset_num_examples(&t->train, c->context);
     if (!strcmp(c->order, "sampler"))
         data_order_init_sampler(&t->order, c->seed, L, global,
                                 c->sampler_replicas ? c->sampler_replicas : t->world_size, !c->no_shuffle,
                                 c->drop_last);
     else
         data_order_init(&t->order, c->seed, L, global);
+    if (c->group_by_length) {
+        t->order.group_records = &t->train_records;
+        t->order.group_batches = (size_t)c->group_by_length;
+    }
 
     if (strcmp(c->mixed_precision, "none") && strcmp(c->device, "cpu"))
         cli_usage_error("--mixed-precision %s runs on --device cpu only (the CUDA kernels compute in float32)",
@@ -225,6 +257,7 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
         t->model.mp = t->mp;
     }
     t->model.trace = t->trace;
+    t->model.pad_to_context = c->pad_to_context;
     size_t n = model_num_params(&t->model);
     optim_init_on(&t->optim, !strcmp(c->optimizer, "sgd") ? OPTIM_SGD : OPTIM_ADAMW, n, t->ops);
     if (mpd == MP_FP16) t->optim.scaler = &t->mp->scaler;
@@ -262,8 +295,30 @@ static void fetch_default(trainer_t *t, int64_t step) {
     int N = t->world_size, B = t->local_batch;
     for (int j = 0; j < B; j++) {
         uint32_t example = t->global_idx[(size_t)j * N + (size_t)t->rank];
-        dataset_example(&t->train, t->cfg.context, example, t->ctx + (size_t)j * t->cfg.context, &t->targets[j]);
+        trainer_example(t, &t->train, example, t->ctx + (size_t)j * t->cfg.context, &t->targets[j]);
     }
+}
+
+int trainer_example(const trainer_t *t, const dataset_t *ds, size_t i, int32_t *ctx, int32_t *target) {
+    if (t->train_records.n) /* --examples records */
+        return records_example(ds, ds == &t->val ? &t->val_records : &t->train_records, t->cfg.context, i, ctx, target);
+    dataset_example(ds, t->cfg.context, i, ctx, target);
+    return t->cfg.context;
+}
+
+/* --loss-norm tokens (common/records.h): this rank's loss and gradient weighted by N·n_r/Σn, n_r the
+ * positions it predicts this step, so that averaging the ranks gives the global batch's mean. */
+static void weigh_by_tokens(trainer_t *t) {
+    int T = t->cfg.context;
+    double mine = 0, all = 0;
+    for (int b = 0; b < t->local_batch; b++) {
+        const int32_t *x = t->ctx + (size_t)b * T;
+        for (int p = 0; p < T; p++) mine += x[p] >= 0 && (p + 1 < T ? x[p + 1] : t->targets[b]) >= 0;
+    }
+    all = mine;
+    if (t->world_size > 1) comm_lib_allreduce(t->infra, &mine, &all, 1, DT_F64, REDOP_SUM);
+    if (all <= 0) dp_fatal("step %lld: the global batch has no position to predict", (long long)t->step + 1);
+    t->model.loss_weight = (float)(t->world_size * mine / all);
 }
 
 float trainer_global_mean(trainer_t *t, float local_mean) {
@@ -276,19 +331,22 @@ float trainer_global_mean(trainer_t *t, float local_mean) {
 float trainer_eval(trainer_t *t) {
     if (!t->val.tokens) return NAN;
     int T = t->cfg.context, B = t->local_batch;
-    size_t n = dataset_num_examples(&t->val, T);
+    size_t n = t->val_records.n ? t->val_records.n : dataset_num_examples(&t->val, T);
     if (n == 0) return NAN;
+    float weight = t->model.loss_weight; /* validation is each batch's own mean */
+    t->model.loss_weight = 1.0f;
     int32_t *ctx = dp_malloc((size_t)B * T * sizeof(int32_t)), *tg = dp_malloc((size_t)B * sizeof(int32_t));
     double total = 0;
     int batches = t->cfg.eval_batches;
     for (int k = 0; k < batches; k++) {
         /* batch k: consecutive examples, spread over the validation set, identical on every rank */
         size_t start = (size_t)((double)k / batches * (double)n);
-        for (int j = 0; j < B; j++) dataset_example(&t->val, T, (start + (size_t)j) % n, ctx + (size_t)j * T, &tg[j]);
+        for (int j = 0; j < B; j++) trainer_example(t, &t->val, (start + (size_t)j) % n, ctx + (size_t)j * T, &tg[j]);
         total += model_forward(&t->model, ctx, tg, B);
     }
     free(ctx);
     free(tg);
+    t->model.loss_weight = weight;
     return (float)(total / batches);
 }
 
@@ -453,10 +511,12 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
     if (c->loss_csv && t->rank == 0) loss_csv_open(&csv, c->loss_csv, first);
     float final_val = NAN;
     if (t->mp && !t->mixed_precision_ok)
-        dp_fatal("--mixed-precision %s: %s does not support it (the trainers of lessons 01 and 05-07 do, and 02 and 08 in bf16)",
+        dp_fatal("--mixed-precision %s: %s does not support it (the trainers of lessons 01 and 05-07 do, and 02 and 08 "
+                 "in bf16)",
                  c->mixed_precision, dp_progname());
     for (int64_t s = first; s < c->steps; s++) {
         t->fetch(t, s);
+        if (!strcmp(c->loss_norm, "tokens")) weigh_by_tokens(t);
         if (t->mp) t->mp->step = s + 1;
         double lr = lr_at(s, c->lr, c->warmup, c->steps, c->min_lr_ratio);
         double t0 = dp_now();
@@ -530,6 +590,8 @@ void trainer_finish(trainer_t *t) {
     free(t->global_idx);
     free(t->ctx);
     free(t->targets);
+    records_free(&t->train_records);
+    records_free(&t->val_records);
     free(t->losses);
     free(t->dump_grads);
     ops_destroy(t->ops);

@@ -23,6 +23,7 @@
 #include "mixed_precision.h"
 #include "model.h"
 #include "optim.h"
+#include "records.h"
 #include "trace.h"
 
 #include <stdbool.h>
@@ -44,6 +45,11 @@ typedef struct {
     const char *order;    /* "random": the course's own; "sampler": PyTorch's DistributedSampler order */
     int sampler_replicas; /* the sampler's num_replicas (0: the world size) */
     bool no_shuffle, drop_last;
+    /* variable-length examples (common/records.h): "windows" (fixed, the course's) or "records" */
+    const char *examples;
+    int group_by_length;   /* records: group runs of this many global batches by length (0: off) */
+    bool pad_to_context;   /* records: every batch padded to the full context (no cutting) */
+    const char *loss_norm; /* "rank": each rank's mean (DDP's); "tokens": weighted to the global mean */
     /* output */
     int log_every, eval_every, eval_batches, save_every, sample;
     const char *save, *resume, *dump, *loss_csv, *stats, *trace, *sample_out;
@@ -68,6 +74,7 @@ struct trainer {
     model_t model;
     optim_t optim;
     dataset_t train, val;
+    records_t train_records, val_records; /* --examples records */
     data_order_t order;
     logger_t log;
     trace_t *trace;
@@ -102,6 +109,9 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
 void trainer_run(trainer_t *t, train_step_fn step_fn);
 void trainer_finish(trainer_t *t);
 
+/* Example i of ds (t->train or t->val) as the trainer cuts them: a window, or with --examples
+ * records a record padded with -1 (common/records.h). Returns the positions with a target. */
+int trainer_example(const trainer_t *t, const dataset_t *ds, size_t i, int32_t *ctx, int32_t *target);
 /* Mean loss over the global batch from this rank's mean (an all-reduce on the infra comm). */
 float trainer_global_mean(trainer_t *t, float local_mean);
 /* Validation loss over cfg.eval_batches batches of the validation set (same on every rank). */

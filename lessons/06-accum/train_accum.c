@@ -6,6 +6,8 @@
  * runs --accum-steps micro-batches of about batch / accum-steps examples. */
 #include "accum.h"
 
+#include <string.h>
+
 #include "util.h"
 
 #include <stdlib.h>
@@ -28,6 +30,10 @@ int main(int argc, char **argv) {
         dp_fatal("--accum-steps %d is more than the %d examples per rank (--batch): some micro-batches would be "
                  "empty; use --accum-steps <= --batch",
                  a.accum_steps, t.local_batch);
+    if (a.accum_steps > 1 && !strcmp(t.cfg.loss_norm, "tokens"))
+        dp_fatal("--loss-norm tokens with --accum-steps %d: the micro-batches are weighted b_i/B by examples, not by "
+                 "the positions they predict; use --accum-steps 1 or --loss-norm rank",
+                 a.accum_steps);
     ddp_setup(&d, &t, &o);
     t.ext = &a;
     if (t.rank == 0)
