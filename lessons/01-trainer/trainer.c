@@ -114,7 +114,7 @@ static cli_opt_t *options(trainer_config_t *c) {
         {"threads", CLI_INT, &c->threads, "BLAS threads per rank", .min = 1, .max = 256},
         {"mixed-precision", CLI_CHOICE, &c->mixed_precision,
          "forward and backward on parameters rounded to bf16 or fp16 (fp16: with dynamic loss scaling), "
-         "float32 master weights and optimizer state",
+         "float32 master weights and optimizer state; on a GPU the GEMMs take 16-bit operands and add in float32",
          .choices = "none|bf16|fp16"},
         CLI_END,
     };
