@@ -118,6 +118,48 @@ int dataset_write(const char *path, const char *vocab, uint32_t V, const uint8_t
     return (fclose(f) == 0 && ok) ? 0 : -1;
 }
 
+static void write_records(const char *path, char **recs, size_t from, size_t to, const char *vocab, uint32_t V,
+                          const char *what) {
+    int16_t token[256];
+    for (int c = 0; c < 256; c++) token[c] = -1;
+    for (uint32_t t = 0; t < V; t++) token[(unsigned char)vocab[t]] = (int16_t)t;
+    size_t n = 0;
+    for (size_t i = from; i < to; i++) n += strlen(recs[i]) + 1;
+    uint8_t *tok = dp_malloc(n ? n : 1);
+    size_t k = 0;
+    for (size_t i = from; i < to; i++) {
+        for (const char *p = recs[i]; *p; p++) {
+            int t = token[(unsigned char)*p];
+            if (t < 0) dp_fatal("%s: a record holds '%c' (byte %d), which is not in the vocabulary", path, *p, *p);
+            tok[k++] = (uint8_t)t;
+        }
+        tok[k++] = 0; /* the separator */
+    }
+    dp_mkdir_for(path);
+    if (dataset_write(path, vocab, V, tok, n) != 0) dp_fatal("cannot write %s", path);
+    printf("%s: wrote %s (%zu %s, %zu tokens)\n", dp_progname(), path, to - from, what, n);
+    free(tok);
+}
+
+void dataset_write_split(char **records, size_t n, const char *vocab, uint32_t vocab_size, uint64_t seed,
+                         double val_fraction, const char *out_dir, const char *name, const char *what) {
+    rng_t r;
+    rng_init(&r, seed);
+    uint32_t *perm = dp_malloc(n * sizeof *perm);
+    rng_permutation(&r, perm, (uint32_t)n);
+    char **shuffled = dp_malloc(n * sizeof *shuffled);
+    for (size_t i = 0; i < n; i++) shuffled[i] = records[perm[i]];
+    size_t n_val = (size_t)((double)n * val_fraction);
+    if (n_val < 1) n_val = 1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s-train.tok", out_dir, name);
+    write_records(path, shuffled, 0, n - n_val, vocab, vocab_size, what);
+    snprintf(path, sizeof path, "%s/%s-val.tok", out_dir, name);
+    write_records(path, shuffled, n - n_val, n, vocab, vocab_size, what);
+    free(shuffled);
+    free(perm);
+}
+
 size_t dataset_num_examples(const dataset_t *ds, int context) {
     return ds->n_tokens > (size_t)context ? ds->n_tokens - (size_t)context : 0;
 }

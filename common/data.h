@@ -49,6 +49,13 @@ void dataset_free(dataset_t *ds);
 /* Write a dataset file (the builder and the tests use it). Returns 0 on success. */
 int dataset_write(const char *path, const char *vocab, uint32_t vocab_size, const uint8_t *tokens, size_t n_tokens);
 
+/* The dataset builders' common end (datasets/build_*.c): shuffle the n records with seed, keep the
+ * last val_fraction of them (at least one) for validation, and write OUT_DIR/NAME-train.tok and
+ * NAME-val.tok. A record's character c becomes its index in vocab, and every record is followed by
+ * token 0 (vocab[0], the separator). Prints one line per file, counting the records as `what`. */
+void dataset_write_split(char **records, size_t n, const char *vocab, uint32_t vocab_size, uint64_t seed,
+                         double val_fraction, const char *out_dir, const char *name, const char *what);
+
 size_t dataset_num_examples(const dataset_t *ds, int context);
 /* Example i: context tokens into ctx[0..context), the target into *target. */
 void dataset_example(const dataset_t *ds, int context, size_t i, int32_t *ctx, int32_t *target);

@@ -42,7 +42,9 @@ void *dp_calloc(size_t count, size_t size); /* zeroed */
 void *dp_aligned_alloc(size_t bytes);       /* 64-byte aligned, free() it; fatal on failure */
 char *dp_strdup(const char *s);
 
-double dp_now(void);           /* monotonic seconds */
+double dp_now(void); /* monotonic seconds */
+/* The median of v[0..n) (n >= 1); sorts v in place. Timings use it: one busy moment moves a mean. */
+double dp_median(double *v, size_t n);
 void dp_sleep_until(double t); /* sleep (not spin) until dp_now() >= t */
 
 /* Read a whole regular file; returns NULL (and sets *len = 0) when it is missing, unreadable, or not

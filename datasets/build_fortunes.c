@@ -20,7 +20,6 @@
 #define _POSIX_C_SOURCE 200809L /* lstat */
 #include "cli.h"
 #include "data.h"
-#include "rng.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -130,25 +129,6 @@ static void read_records(const char *path, list_t *records, size_t *dropped) {
     free(text);
 }
 
-static size_t write_split(const char *path, char **recs, size_t from, size_t to) {
-    size_t n = 0;
-    for (size_t i = from; i < to; i++) n += strlen(recs[i]) + 1;
-    uint8_t *tok = dp_malloc(n ? n : 1);
-    size_t k = 0;
-    for (size_t i = from; i < to; i++) {
-        for (const char *p = recs[i]; *p; p++) tok[k++] = (uint8_t)token_of((unsigned char)*p);
-        tok[k++] = 0; /* the blank line between records */
-    }
-    char vocab[V];
-    for (int c = 0; c < 256; c++)
-        if (token_of((unsigned char)c) >= 0) vocab[token_of((unsigned char)c)] = (char)c;
-    dp_mkdir_for(path);
-    if (dataset_write(path, vocab, V, tok, n) != 0) dp_fatal("cannot write %s", path);
-    printf("build_fortunes: wrote %s (%zu fortunes, %zu tokens)\n", path, to - from, n);
-    free(tok);
-    return n;
-}
-
 int main(int argc, char **argv) {
     const char *dir = "/usr/share/games/fortunes", *out_dir = "build/data", *name = "fortunes";
     double val_fraction = 0.1;
@@ -180,26 +160,15 @@ int main(int argc, char **argv) {
     printf("build_fortunes: %zu files, %zu fortunes (%zu repeats and %zu with other characters left out)\n", files.n, n,
            all.n - n, dropped);
 
-    rng_t r;
-    rng_init(&r, seed);
-    uint32_t *perm = dp_malloc(n * sizeof *perm);
-    rng_permutation(&r, perm, (uint32_t)n);
-    char **shuffled = dp_malloc(n * sizeof *shuffled);
-    for (size_t i = 0; i < n; i++) shuffled[i] = recs.items[perm[i]];
-    size_t n_val = (size_t)((double)n * val_fraction);
-    if (n_val < 1) n_val = 1;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s-train.tok", out_dir, name);
-    write_split(path, shuffled, 0, n - n_val);
-    snprintf(path, sizeof path, "%s/%s-val.tok", out_dir, name);
-    write_split(path, shuffled, n - n_val, n);
+    char vocab[V];
+    for (int c = 0; c < 256; c++)
+        if (token_of((unsigned char)c) >= 0) vocab[token_of((unsigned char)c)] = (char)c;
+    dataset_write_split(recs.items, n, vocab, V, seed, val_fraction, out_dir, name, "fortunes");
 
     for (size_t i = 0; i < n; i++) free(recs.items[i]);
     for (size_t i = 0; i < files.n; i++) free(files.items[i]);
     free(recs.items);
     free(all.items);
     free(files.items);
-    free(shuffled);
-    free(perm);
     return 0;
 }

@@ -12,7 +12,6 @@
  * Same word list + same seed ⇒ byte-identical files. Lines starting with '#' are comments. */
 #include "cli.h"
 #include "data.h"
-#include "rng.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -26,21 +25,6 @@ static int keep(const char *w) {
     for (const char *p = w; *p; p++)
         if (*p < 'a' || *p > 'z') return 0;
     return 1;
-}
-
-static void write_split(const char *path, char **words, size_t from, size_t to) {
-    size_t n = 0;
-    for (size_t i = from; i < to; i++) n += strlen(words[i]) + 1;
-    uint8_t *tok = dp_malloc(n ? n : 1);
-    size_t k = 0;
-    for (size_t i = from; i < to; i++) {
-        for (const char *p = words[i]; *p; p++) tok[k++] = (uint8_t)(*p - 'a' + 1);
-        tok[k++] = 0;
-    }
-    dp_mkdir_for(path);
-    if (dataset_write(path, VOCAB, (uint32_t)strlen(VOCAB), tok, n) != 0) dp_fatal("cannot write %s", path);
-    printf("build_words: wrote %s (%zu words, %zu tokens)\n", path, to - from, n);
-    free(tok);
 }
 
 int main(int argc, char **argv) {
@@ -78,23 +62,8 @@ int main(int argc, char **argv) {
     fclose(f);
     if (n < 10) dp_fatal("%s has only %zu usable words (a-z only); need at least 10", words_path, n);
 
-    rng_t r;
-    rng_init(&r, seed);
-    uint32_t *perm = dp_malloc(n * sizeof *perm);
-    rng_permutation(&r, perm, (uint32_t)n);
-    char **shuffled = dp_malloc(n * sizeof *shuffled);
-    for (size_t i = 0; i < n; i++) shuffled[i] = words[perm[i]];
-
-    size_t n_val = (size_t)((double)n * val_fraction);
-    if (n_val < 1) n_val = 1;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s-train.tok", out_dir, name);
-    write_split(path, shuffled, 0, n - n_val);
-    snprintf(path, sizeof path, "%s/%s-val.tok", out_dir, name);
-    write_split(path, shuffled, n - n_val, n);
+    dataset_write_split(words, n, VOCAB, (uint32_t)strlen(VOCAB), seed, val_fraction, out_dir, name, "words");
     for (size_t i = 0; i < n; i++) free(words[i]);
     free(words);
-    free(shuffled);
-    free(perm);
     return 0;
 }

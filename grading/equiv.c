@@ -32,7 +32,9 @@
  * So the tolerance follows from the gradient check itself: it accepts any step-1 gradient within
  * δ = grad_rtol·max|g_ref| of the reference's, so it must accept what AdamW makes of one. An element
  * is "AdamW-sensitive" when its step-1 update can move by more than the element tolerance as g
- * ranges over [g_ref − δ, g_ref + δ], i.e. lr·|u(g+δ) − u(g−δ)| > tol with u(g) = g/(|g| + ε).
+ * ranges over [g_ref − δ, g_ref + δ], i.e. lr·|u(g+δ) − u(g−δ)| > tol with u(g) = g/(|g| + ε), or
+ * when |g_ref| <= δ: the sign of its first step is undecided. (The second clause matters when the
+ * element tolerance is lr-sized, as bf16's is: the first cannot exceed 2·lr.)
  * Such an element may end up anywhere AdamW can take it: each run moves it at most lr·A a step,
  * A = max(1, (1−β1)/√(1−β2)) (Kingma & Ba, §2.1), so two runs are at most 2·A·lr·steps apart. A
  * reordering disturbs a near-tie, which is rare; a bug touches a class of elements (a row, a shard,
@@ -296,7 +298,7 @@ static int check_params(const st_file_t *ref, const st_file_t *sub, double atol,
                 rescued++;
                 worst_rescued = fmax(worst_rescued, d / tol);
             }
-            int sensitive = g && first_step_spread(g[k], delta, o) > tol;
+            int sensitive = g && (fabs(g[k]) <= delta || first_step_spread(g[k], delta, o) > tol);
             sensitive_total += sensitive;
             double used = a[k] == b[k] ? 0 : tol > 0 ? d / tol : INFINITY;
             if (used <= 1) {

@@ -10,9 +10,9 @@ $(O)/grading/supervise: $(O)/grading/supervise.o
 $(O)/grading/report: $(O)/grading/report.o
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcjson
-$(O)/grading/overlap: $(O)/grading/overlap.o
+$(O)/grading/overlap: $(O)/grading/overlap.o $(LIBDPC)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lm
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(O)/grading/statcheck: $(O)/grading/statcheck.o
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcjson

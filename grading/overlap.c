@@ -39,22 +39,13 @@
 #include <string.h>
 
 #include "regular.h"
+#include "util.h"
 
 typedef struct {
     int rank;
     char track[16], name[48];
     double t0, t1;
 } span_t;
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static double clamp_len(double a, double b) { return b > a ? b - a : 0; }
 
@@ -261,8 +252,8 @@ int main(int argc, char **argv) {
     }
     double best = INFINITY;
     for (int k = 0; k < nsteps; k++) best = fmin(best, ratio[k]);
-    double mratio = median(ratio, nsteps), mcompute = median(cs, nsteps), mexposed = median(es, nsteps),
-           mcomm = median(ms, nsteps);
+    double mratio = dp_median(ratio, (size_t)nsteps), mcompute = dp_median(cs, (size_t)nsteps),
+           mexposed = dp_median(es, (size_t)nsteps), mcomm = dp_median(ms, (size_t)nsteps);
     printf("structure: first launch %.1f ms before backward ends (worst step); %d of %d launches waited on inside the "
            "hook; %.0f%% of all-reduce time concurrent with backward compute\n",
            -worst_late, blocked, launches_in_hooks, 100 * frac);

@@ -8,6 +8,8 @@
 # the head and the whole backward (lessons/08-fsdp/README.md); its peak model state is checked too.
 # SUB_EXTRA="--zero-stage 1" (or 2): ZeRO stage 1 or 2 instead — per step and unit one reduce-scatter
 # and one all-gather, and every rank's peak model state within 10% of the stage's formula.
+# With --mixed-precision bf16 (both runs) the memory formulas are the bf16 ones; the traffic is the
+# same (the CPU's bf16 values travel in float32 messages); EQUIV_EXTRA gives the bf16 tolerances.
 set -u
 . "$GRADING/lessons/lib.sh"
 n=$1
@@ -44,17 +46,21 @@ other=$((2 * U * (n - 1)))
 "$STATCHECK" "$RUN_DIR/stats.json" --ranks "$n" all.msgs_sent=$msgs all.msgs_recv=$msgs "all.bytes_sent=$bytes~$((K * 8 * n))" all.lib_calls=0 \
     all.other_msgs_sent=$other all.other_lib_calls=0 \
     --hint "$hint" || exit 1
+# --mixed-precision bf16 (lesson 08's "Mixed precision with ZeRO"): parameters and gradients take 2
+# bytes (pb), the sharded state 12 (os: float32 master, m and v) instead of float32's 4 and 8
+bf=$(echo " $* " | grep -c ' --mixed-precision bf16 ')
 # ZeRO stages 1 and 2: every rank's peak model state within 10% of the stage's formula
 if [ "$stage" != 3 ]; then
     peaks=$(sed -n 's/.*"mem_peak_model_bytes":[[:space:]]*\([0-9]*\).*/\1/p' "$RUN_DIR/stats.json" | head -n 64)
     [ "$(echo "$peaks" | grep -c .)" = "$n" ] || { echo "FAIL: stats.json holds $(echo "$peaks" | grep -c .) ranks' peaks, the run had $n"; exit 1; }
     for got in $peaks; do
-        awk -v g="$got" -v n="$n" -v units="$units" -v s="$stage" -v gpt="$(echo " $* " | grep -c ' --model gpt-tiny ')" 'BEGIN {
+        awk -v g="$got" -v n="$n" -v units="$units" -v s="$stage" -v bf="$bf" -v gpt="$(echo " $* " | grep -c ' --model gpt-tiny ')" 'BEGIN {
             U = split(units, u, " "); p = 0; m = 0
             for (i = 1; i <= U; i++) { p += u[i]; if (u[i] > m) m = u[i] }
+            pb = bf ? 2 : 4; os = bf ? 12 : 8
             # stage 2: a unit'"'"'s full gradient lives through its backward (a GPT'"'"'s unit 0: through all of it)
-            if (s == 1) { want = 8 * p + 8 * p / n; f = "4P + 4P + 8P/N" }
-            else { want = 4 * p + 12 * p / n + 4 * (m + (gpt ? u[1] : 0)); f = gpt ? "4P + 4P/N + 8P/N + 4·(n_0 + n_max)" : "4P + 4P/N + 8P/N + 4·n_max" }
+            if (s == 1) { want = 2 * pb * p + os * p / n; f = sprintf("%dP + %dP + %dP/N", pb, pb, os) }
+            else { want = pb * p + (pb + os) * p / n + pb * (m + (gpt ? u[1] : 0)); f = sprintf("%dP + %dP/N + %dP/N + %d·(%s)", pb, pb, os, pb, gpt ? "n_0 + n_max" : "n_max") }
             printf "ZeRO stage %d: peak model state %d bytes; %s = %d (%.0f%%)\n", s, g, f, want, 100 * g / want
             if (g > 1.1 * want || g < 0.9 * want) { print "FAIL: not within 10%: stage 1 keeps parameters and gradients in full and 1/N of the optimizer state; stage 2 only 1/N of the gradients (a unit'"'"'s full gradient only through its backward)"; exit 1 } }' || exit 1
     done
@@ -67,10 +73,11 @@ if [ "$kept" = 1 ]; then
     peaks=$(sed -n 's/.*"mem_peak_model_bytes":[[:space:]]*\([0-9]*\).*/\1/p' "$RUN_DIR/stats.json" | head -n 64)
     [ "$(echo "$peaks" | grep -c .)" = "$n" ] || { echo "FAIL: stats.json holds $(echo "$peaks" | grep -c .) ranks' peaks, the run had $n"; exit 1; }
     for got in $peaks; do
-        awk -v g="$got" -v n="$n" -v units="$units" -v pf=$pf 'BEGIN { U = split(units, u, " "); p = 0; m = 0
+        awk -v g="$got" -v n="$n" -v units="$units" -v pf=$pf -v bf="$bf" 'BEGIN { U = split(units, u, " "); p = 0; m = 0
             for (i = 1; i <= U; i++) { p += u[i]; if (i > 1 && u[i] > m) m = u[i] }
-            want = 16 * p / n + 8 * (u[1] + m) + 4 * m * pf
-            printf "peak model state %d bytes; 16·P/N + 8·(n_0 + n_max)%s = %d (%.0f%%)\n", g, pf ? " + 4·n_max" : "", want, 100 * g / want
+            pb = bf ? 2 : 4
+            want = 16 * p / n + 2 * pb * (u[1] + m) + pb * m * pf
+            printf "peak model state %d bytes; 16·P/N + %d·(n_0 + n_max)%s = %d (%.0f%%)\n", g, 2 * pb, pf ? sprintf(" + %d·n_max", pb) : "", want, 100 * g / want
             if (g > 1.1 * want || g < 0.9 * want) { print "FAIL: not within 10%: unit 0 stays gathered with its gradient through backward, every other unit only while it computes"; exit 1 } }' || exit 1
     done
 fi

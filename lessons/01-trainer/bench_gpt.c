@@ -30,16 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static void write_all(FILE *f, const char *path, const void *p, size_t size, size_t count) {
     if (fwrite(p, size, count, f) != count) dp_fatal("cannot write %s: %s", path, strerror(errno));
 }
@@ -128,12 +118,13 @@ int main(int argc, char **argv) {
         t_opt[s] = t3 - t2;
         t_step[s] = t3 - t0;
     }
-    double step = median(t_step, steps);
+    double step = dp_median(t_step, (size_t)steps);
     printf("%s (%zu parameters), batch %dx%d, %d thread%s, %s: median of %d steps after %d warm-up, last loss %.4f\n",
            model, n, batch, seq, threads, threads == 1 ? "" : "s",
            no_optim ? "forward+backward" : "forward+backward+AdamW", steps, warmup, loss);
     printf("tokens_per_s %.1f  fwd_ms %.2f  bwd_ms %.2f  optim_ms %.2f  step_ms %.2f\n", (double)ntok / step,
-           1e3 * median(t_fwd, steps), 1e3 * median(t_bwd, steps), 1e3 * median(t_opt, steps), 1e3 * step);
+           1e3 * dp_median(t_fwd, (size_t)steps), 1e3 * dp_median(t_bwd, (size_t)steps),
+           1e3 * dp_median(t_opt, (size_t)steps), 1e3 * step);
     free(t_fwd);
     free(t_bwd);
     free(t_opt);

@@ -4,7 +4,8 @@
  *             optim.m.<name>    AdamW first moment (SGD: the momentum buffer)
  *             optim.v.<name>    AdamW second moment
  *   metadata  format, step, optim_t, optimizer, model (the kind and sizes: model_config_string), seed,
- *             global_batch, crc32, header_crc32
+ *             global_batch, crc32, header_crc32; under fp16 also loss_scale and growth_tracker (the
+ *             state torch.cuda.amp.GradScaler saves), so a resumed run scales as the uninterrupted one
  *
  * The data order is a function of (seed, step) and the model and optimizer state are stored
  * exactly, so a resumed run repeats the uninterrupted one bit for bit. Anything that does not fit
@@ -15,6 +16,7 @@
 #include "util.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +49,12 @@ void checkpoint_write(const checkpoint_parts_t *p, const char *path) {
     st_writer_meta(w, "seed", val);
     snprintf(val, sizeof val, "%zu", p->global_batch);
     st_writer_meta(w, "global_batch", val);
+    if (p->scaler) {
+        snprintf(val, sizeof val, "%.17g", p->scaler->scale);
+        st_writer_meta(w, "loss_scale", val);
+        snprintf(val, sizeof val, "%d", p->scaler->growth_tracker);
+        st_writer_meta(w, "growth_tracker", val);
+    }
     char err[512];
     dp_mkdir_for(path);
     if (st_writer_save(w, path, err, sizeof err) != 0) dp_fatal("%s", err);
@@ -63,9 +71,17 @@ void checkpoint_save(trainer_t *t, const char *path) {
     float *hm = dp_malloc(bytes), *hv = t->optim.v ? dp_malloc(bytes) : NULL;
     ops_download(t->ops, hm, t->optim.m, bytes);
     if (hv) ops_download(t->ops, hv, t->optim.v, bytes);
-    checkpoint_parts_t parts = {
-        &m->cfg,    &m->layout,  params,        hm, hv, t->optim.kind == OPTIM_ADAMW ? "adamw" : "sgd", t->step,
-        t->optim.t, t->cfg.seed, t->order.batch};
+    checkpoint_parts_t parts = {.model = &m->cfg,
+                                .layout = &m->layout,
+                                .params = params,
+                                .m = hm,
+                                .v = hv,
+                                .optimizer = t->optim.kind == OPTIM_ADAMW ? "adamw" : "sgd",
+                                .step = t->step,
+                                .optim_t = t->optim.t,
+                                .seed = t->cfg.seed,
+                                .global_batch = t->order.batch,
+                                .scaler = t->optim.scaler};
     checkpoint_write(&parts, path);
     free(params);
     free(hm);
@@ -92,6 +108,29 @@ static const st_tensor_t *need(const st_file_t *f, const char *path, const char 
                  path, name, got, want);
     }
     return s;
+}
+
+/* fp16's loss scale: a power of two (unscaling must stay exact), and the good steps since it last
+ * moved. A checkpoint without them (saved by a bf16 or float32 run) starts from torch's 2^16. */
+static void load_scaler(const st_file_t *f, const char *path, grad_scaler_t *s, int rank) {
+    const char *v = st_meta(f, "loss_scale");
+    if (!v) {
+        if (rank == 0)
+            fprintf(stderr, "%s: note: %s holds no fp16 loss scale (not saved by an fp16 run); starting from %g\n",
+                    dp_progname(), path, s->scale);
+        return;
+    }
+    char *end;
+    double scale = strtod(v, &end);
+    int e;
+    if (end == v || *end || !isfinite(scale) || scale <= 0 || frexp(scale, &e) != 0.5)
+        dp_fatal("checkpoint %s: loss_scale '%s' is not a positive power of two; the file is damaged", path, v);
+    uint64_t tracker;
+    char err[512];
+    if (st_meta_u64(f, path, "growth_tracker", (uint64_t)s->growth_interval, &tracker, err, sizeof err) != 0)
+        dp_fatal("%s", err);
+    s->scale = scale;
+    s->growth_tracker = (int)tracker;
 }
 
 void checkpoint_load(trainer_t *t, const char *path) {
@@ -140,6 +179,7 @@ void checkpoint_load(trainer_t *t, const char *path) {
     }
     ops_from_host(t->ops, m->params, host, L->numel);
     free(host);
+    if (t->optim.scaler) load_scaler(&f, path, t->optim.scaler, t->rank);
     t->step = (int64_t)step;
     t->optim.t = (int64_t)ot;
     if (t->rank == 0 && (seed != t->cfg.seed || gb != t->order.batch))

@@ -44,8 +44,8 @@
  * backward GEMMs take S-times-scaled output gradients as fp16 operands, as torch's do: one that
  * overflows becomes an inf there and skips the step like any other.
  *
- * Checkpoints hold the master and the optimizer state, so a bf16 run resumes bit-identically; fp16's
- * loss scale is not saved, and a resumed fp16 run starts again from 2^16 (a few skipped steps). */
+ * Checkpoints hold the master and the optimizer state, and under fp16 the loss scale with its count
+ * of good steps (checkpoint.c), so bf16 and fp16 runs both resume bit-identically. */
 #ifndef DPC_MIXED_PRECISION_H
 #define DPC_MIXED_PRECISION_H
 

@@ -119,6 +119,7 @@ typedef struct {
     int64_t step, optim_t;
     uint64_t seed;
     size_t global_batch;
+    const struct grad_scaler *scaler; /* fp16's loss scale (NULL: none to save) */
 } checkpoint_parts_t;
 void checkpoint_write(const checkpoint_parts_t *parts, const char *path);
 void checkpoint_load(trainer_t *t, const char *path);

@@ -444,6 +444,15 @@ void fsdp_free(fsdp_t *f) {
 
 /* ---- the step ------------------------------------------------------------------------------------- */
 
+/* Stage 3's sharded part: the gradient shards are reduced already (the hooks did it in backward). */
+static void clip_and_step(fsdp_t *f, double lr) {
+    trainer_t *t = f->t;
+    fsdp_clip(f, t->cfg.clip);
+    /* AdamW on this rank's shard only (bf16: on the float32 master's, rounded into the parameters) */
+    optim_step(&t->optim, f->master ? f->master : f->shard_params, f->shard_grads, lr);
+    if (f->master) fsdp_round_params(f, f->shard_params, f->master, f->shard_numel);
+}
+
 float fsdp_train_step(trainer_t *t, double lr) {
     fsdp_t *f = t->ext;
     if (f->zero_stage < 3) return zero_train_step(t, lr);
@@ -455,18 +464,20 @@ float fsdp_train_step(trainer_t *t, double lr) {
         release(f, f->keep_unit, &f->gathered[f->keep_unit]);
     }
     ops_fill(t->ops, f->shard_grads, 0.0f, f->shard_numel);
+    return fsdp_run_step(t, clip_and_step, "clip + optimizer", lr);
+}
+
+float fsdp_run_step(trainer_t *t, fsdp_sharded_fn sharded, const char *label, double lr) {
+    model_t *m = &t->model;
     double t0 = dp_now();
     float loss = model_forward(m, t->ctx, t->targets, t->local_batch);
     double t1 = dp_now();
     model_backward(m, 1.0f, NULL, NULL);
     double t2 = dp_now();
-    fsdp_clip(f, t->cfg.clip);
-    /* AdamW on this rank's shard only (bf16: on the float32 master's, rounded into the parameters) */
-    optim_step(&t->optim, f->master ? f->master : f->shard_params, f->shard_grads, lr);
-    if (f->master) fsdp_round_params(f, f->shard_params, f->master, f->shard_numel);
+    sharded(t->ext, lr);
     double t3 = dp_now();
     trace_span(t->trace, "compute", "forward", t0, t1);
     trace_span(t->trace, "compute", "backward", t1, t2);
-    trace_span(t->trace, "compute", "clip + optimizer", t2, t3);
+    trace_span(t->trace, "compute", label, t2, t3);
     return trainer_global_mean(t, loss);
 }

@@ -131,5 +131,9 @@ void fsdp_mem_sub(fsdp_t *f, mem_cat_t c, size_t n);
 void fsdp_round_params(const fsdp_t *f, float *dst, const float *src, size_t n);
 void zero_free(fsdp_t *f);
 float zero_train_step(trainer_t *t, double lr);
+/* The part of a step every stage shares: forward and backward (timed and traced), then `sharded`
+ * (the stage's communication and optimizer step, traced as `label`); returns the global mean loss. */
+typedef void (*fsdp_sharded_fn)(fsdp_t *f, double lr);
+float fsdp_run_step(trainer_t *t, fsdp_sharded_fn sharded, const char *label, double lr);
 
 #endif

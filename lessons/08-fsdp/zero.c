@@ -126,23 +126,16 @@ void zero_free(fsdp_t *f) {
     fsdp_mem_sub(f, MEM_GRADS, f->zero_stage == 1 ? padded : f->shard_numel);
 }
 
+static void zero_sharded(fsdp_t *f, double lr) {
+    zero_step(f, f->t->cfg.clip, lr);
+    f->t->optim.t++; /* every unit took step t + 1 on a view of the state (zero_optim_unit) */
+}
+
 float zero_train_step(trainer_t *t, double lr) {
     fsdp_t *f = t->ext;
-    model_t *m = &t->model;
     if (f->zero_stage == 1)
         for (int u = 0; u < f->nunits; u++) ops_fill(t->ops, f->full_grads[u], 0.0f, full_count(f, u));
     else
         ops_fill(t->ops, f->shard_grads, 0.0f, f->shard_numel);
-    double t0 = dp_now();
-    float loss = model_forward(m, t->ctx, t->targets, t->local_batch);
-    double t1 = dp_now();
-    model_backward(m, 1.0f, NULL, NULL);
-    double t2 = dp_now();
-    zero_step(f, t->cfg.clip, lr);
-    t->optim.t++; /* every unit took step t + 1 on a view of the state (zero_optim_unit) */
-    double t3 = dp_now();
-    trace_span(t->trace, "compute", "forward", t0, t1);
-    trace_span(t->trace, "compute", "backward", t1, t2);
-    trace_span(t->trace, "compute", "reduce-scatter + clip + optimizer + all-gather", t2, t3);
-    return trainer_global_mean(t, loss);
+    return fsdp_run_step(t, zero_sharded, "reduce-scatter + clip + optimizer + all-gather", lr);
 }

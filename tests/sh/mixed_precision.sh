@@ -131,8 +131,25 @@ else
     fail "fp16 DDP run: $(tail -n 2 "$TMP/log")"
 fi
 
+# 3b. fp16's loss scale is saved with the checkpoint (torch's GradScaler state): a run whose step 3
+# overflowed (scale 65536 -> 32768) and is resumed at step 4 skips an overflow at step 6 from 32768,
+# not from a fresh 65536, and ends bit-identical to the uninterrupted run.
+F16="--model gpt-tiny --data $FIX --val none --steps 8 --batch 8 --lr 1e-2 --log-every 1000 --mixed-precision fp16"
+if DP_MP_INJECT_INF=3 $TRAIN $F16 --save-every 4 --save "$TMP/f16.safetensors" --dump "$TMP/f16-whole.st" \
+    >"$TMP/log" 2>&1 && $TRAIN $F16 --resume "$TMP/f16.step4.safetensors" --dump "$TMP/f16-resumed.st" \
+    >"$TMP/log" 2>&1 && DP_MP_INJECT_INF=6 $TRAIN $F16 --resume "$TMP/f16.step4.safetensors" >"$TMP/log6" 2>&1; then
+    if "$EQUIV" "$TMP/f16-whole.st" "$TMP/f16-resumed.st" --exact --ref-offset 4 >"$TMP/eq" 2>&1 &&
+        grep -q '^rank 0: step 6 skipped: .* loss scale 32768, now 16384' "$TMP/log6"; then
+        pass "fp16 resume keeps the loss scale: an overflow at step 6 after resuming at 4 halves 32768 -> 16384; bit-identical to the uninterrupted run"
+    else
+        fail "fp16 resume: $(grep skipped "$TMP/log6" || echo 'no skip at step 6'); $(grep FAIL "$TMP/eq" | head -n 2)"
+    fi
+else
+    fail "fp16 checkpoint/resume runs: $(tail -n 2 "$TMP/log")"
+fi
+
 # 4. Refusals, one line each: lesson 08 rounds its shards on the host, so not on a GPU; lesson 02
-# has not opted in. Lesson 01's trainer takes --device cuda with mixed precision (tests/gpu/check.sh
+# takes bf16 only. Lesson 01's trainer takes --device cuda with mixed precision (tests/gpu/check.sh
 # runs it): without a GPU it must get past the options and stop at the device, not refuse the pair.
 expect_error "--mixed-precision in train_fsdp on cuda" "rounds its shards on the host" \
     $SOL/08-fsdp/train_fsdp $QUICK --mixed-precision bf16 --device cuda
@@ -140,5 +157,20 @@ if ! $BUILD/tests/test_gpu --probe >/dev/null 2>&1; then
     expect_error "--mixed-precision bf16 --device cuda, no GPU here" "CUDA" \
         $TRAIN $QUICK --mixed-precision bf16 --device cuda
 fi
-expect_error "--mixed-precision in train_ps" "does not support it" \
-    $SOL/02-param-server/train_ps $QUICK --steps 1 --mixed-precision bf16
+expect_error "train_ps --mixed-precision fp16" "bf16 only" \
+    $SOL/02-param-server/train_ps $QUICK --steps 1 --mixed-precision fp16
+
+# 5. The parameter server in bf16 (lesson 02): the server sums the workers' bf16-rounded gradients in
+# float32 and steps its float32 master, so the distance to one process is DDP's, with DDP's
+# tolerances (2. above); 3 ranks, so that the server adds two received gradients to its own.
+if $TRAIN $E --seed 2 --batch 12 --mixed-precision bf16 --dump "$TMP/ref.st" >"$TMP/log" 2>&1 &&
+    "$MPIRUN" -np 3 $SOL/02-param-server/train_ps $E --seed 2 --batch 4 --mixed-precision bf16 --dump "$TMP/ps.st" \
+        >"$TMP/log" 2>&1; then
+    if "$EQUIV" "$TMP/ref.st" "$TMP/ps.st" --batch 4 --world 3 --lr 1e-2 $TOL >"$TMP/eq" 2>&1; then
+        pass "bf16 gpt-tiny parameter server 3 x 4 equivalent to 1 x 12 in bf16: $(grep '^grads' "$TMP/eq")"
+    else
+        fail "bf16 gpt-tiny parameter server 3 x 4 not equivalent to 1 x 12: $(grep FAIL "$TMP/eq" | head -n 3)"
+    fi
+else
+    fail "bf16 gpt-tiny parameter server run: $(tail -n 2 "$TMP/log")"
+fi
