@@ -3,7 +3,8 @@
 #
 #   1. gpt-tiny and the MLP (--preset tiny), 8 steps in bf16 and in fp16, --device cuda against the
 #      same run on the CPU: every step's loss within the bound below
-#   2. DDP, 2 ranks sharing the GPU, gpt-tiny in bf16 against one CPU process on the global batch
+#   2. DDP on 2 ranks and the parameter server on 3, sharing the GPU, gpt-tiny in bf16, against one
+#      CPU process on the global batch
 #   3. fp16 on the GPU with an inf injected at step 3 (DP_MP_INJECT_INF): step 3 and only it skipped,
 #      the loss scale halved 65536 -> 32768
 #   4. --stats of the GPU's bf16 run: 2/4/2/8 bytes per parameter for params/master/grads/optim, as
@@ -67,24 +68,30 @@ for model in "--model gpt-tiny" "--preset tiny"; do
     done
 done
 
-# 2. DDP on 2 ranks (the GPU shared) against one CPU process on the same global batch: the GPU's
-# rounding and DDP's (each rank's gradient rounded before the average; tests/sh/mixed_precision.sh
-# bounds that by 4u relative) together stay well within the bound
+# 2. DDP on 2 ranks and the parameter server on 3 (the GPU shared) against one CPU process on the
+# same global batch: the GPU's rounding and the ranks' (each rank's gradient rounded before the
+# float32 sum; tests/sh/mixed_precision.sh bounds that by 4u relative) together stay well within
+# the bound
 F="--model gpt-tiny --data $FIX --val none --steps 8 --lr 1e-2 --seed 1 --log-every 1000 --mixed-precision bf16"
-# shellcheck disable=SC2086
-if "$B/solutions/01-trainer/train" $F --batch 8 --device cpu --loss-csv "$T/cpu.csv" >"$T/cpu.log" 2>&1 &&
-    DP_TIMEOUT_S=60 "$ROOT/grading/mpirun" -np 2 "$B/solutions/05-ddp/train_ddp" $F --batch 4 --device "$DEV" \
-        --loss-csv "$T/ddp.csv" >"$T/ddp.log" 2>&1; then
-    # shellcheck disable=SC2046
-    set -- $(maxdiff "$T/cpu.csv" "$T/ddp.csv")
-    if [ "$3" = 8 ] && awk -v d="$1" -v b="$BOUND" 'BEGIN {exit !(d <= b)}'; then
-        pass "gpt-tiny bf16 DDP 2 x 4 on $DEV: losses within $1 nats of one CPU process x 8 (bound $BOUND)"
+for run in "2 05-ddp/train_ddp DDP" "3 02-param-server/train_ps parameter-server"; do
+    # shellcheck disable=SC2086 # the run's three words
+    set -- $run
+    np=$1 prog=$2 name=$3
+    # shellcheck disable=SC2086
+    if "$B/solutions/01-trainer/train" $F --batch $((4 * np)) --device cpu --loss-csv "$T/cpu.csv" >"$T/cpu.log" 2>&1 &&
+        DP_TIMEOUT_S=60 "$ROOT/grading/mpirun" -np "$np" "$B/solutions/$prog" $F --batch 4 --device "$DEV" \
+            --loss-csv "$T/ranks.csv" >"$T/ranks.log" 2>&1; then
+        # shellcheck disable=SC2046
+        set -- $(maxdiff "$T/cpu.csv" "$T/ranks.csv")
+        if [ "$3" = 8 ] && awk -v d="$1" -v b="$BOUND" 'BEGIN {exit !(d <= b)}'; then
+            pass "gpt-tiny bf16 $name $np x 4 on $DEV: losses within $1 nats of one CPU process x $((4 * np)) (bound $BOUND)"
+        else
+            fail "gpt-tiny bf16 $name $np x 4 on $DEV: $1 nats from the CPU at step $2 ($3 steps; bound $BOUND)"
+        fi
     else
-        fail "gpt-tiny bf16 DDP 2 x 4 on $DEV: $1 nats from the CPU at step $2 ($3 steps; bound $BOUND)"
+        fail "gpt-tiny bf16 $name runs: $(tail -n 2 "$T/cpu.log" "$T/ranks.log" | tr '\n' ' ')"
     fi
-else
-    fail "gpt-tiny bf16 DDP runs: $(tail -n 2 "$T/cpu.log" "$T/ddp.log" | tr '\n' ' ')"
-fi
+done
 
 # 3. fp16 on the GPU: an injected inf skips its step and halves the scale, through the device's check
 # shellcheck disable=SC2086
