@@ -212,9 +212,10 @@ static uint16_t *gemm_workspace(const ops_t *ops, size_t count) {
  * multiplies them with compute type CUBLAS_COMPUTE_32F: products and sums in float32, C written in
  * float32 (beta applied to the float32 C). A product of two bf16 (fp16) values is exact in float32
  * (within its range), so the only roundings are the operands' and the float32 sums'. The explicit
- * compute type is what decides the precision (cublas_api.h: the PEDANTIC math mode stands for the _PEDANTIC compute
- * type only in calls that do not name one); the handle goes to CUBLAS_DEFAULT_MATH for the call all
- * the same, so that nothing keeps it off the tensor cores, and back to pedantic for the FP32 path. */
+ * compute type is what decides the precision (cublas_api.h: the PEDANTIC math mode stands for the
+ * _PEDANTIC compute type only in calls that do not name one); the handle goes to
+ * CUBLAS_DEFAULT_MATH for the call all the same, so that nothing keeps it off the tensor cores, and
+ * back to pedantic for the FP32 path. */
 extern "C" void ops_cuda_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha,
                               const float *A, const float *B, float beta, float *C) {
     if (M == 0 || N == 0) return;
