@@ -456,7 +456,8 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
     if (c->loss_csv && t->rank == 0) loss_csv_open(&csv, c->loss_csv, first);
     float final_val = NAN;
     if (t->mp && !t->mixed_precision_ok)
-        dp_fatal("--mixed-precision %s: %s does not support it (the trainers of lessons 01 and 05-07 do, and 02 and 08 in bf16)",
+        dp_fatal("--mixed-precision %s: %s does not support it (the trainers of lessons 01 and 05-07 do, and 02 and 08 "
+                 "in bf16)",
                  c->mixed_precision, dp_progname());
     for (int64_t s = first; s < c->steps; s++) {
         t->fetch(t, s);
