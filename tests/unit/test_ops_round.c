@@ -1,8 +1,9 @@
 /* ops_round on the CPU (common/ops.h): the bf16/fp16 rounding that mixed precision does through the
  * ops seam. Known answers at the edges (ties to even, subnormals, overflow to inf, NaN, -0), then
  * the whole sweep of half_sweep.h against common/half.h for both types: the 16-bit patterns, their
- * widened values (bit for bit, NaNs included), in place, and with either output left out. The
- * device's ops_round is held to these same bits by tests/unit/test_gpu.c. */
+ * widened values (bit for bit, NaNs included), in place, and with either output left out; and the
+ * CPU's GEMM ignoring gemm_dtype. The device's ops_round is held to these same bits by
+ * tests/unit/test_gpu.c. */
 #include "testutil.h"
 
 #include "half.h"
@@ -106,6 +107,22 @@ static void writes_only_n(void **state) {
     assert_int_equal(h[2], float_to_bf16(3.3f));
 }
 
+/* The CPU has no 16-bit arithmetic: gemm_dtype changes nothing there (ops.h), so the CPU's mixed
+ * precision stays what it was, float32 GEMMs on rounded parameters, to the bit. */
+static void cpu_gemm_ignores_gemm_dtype(void **state) {
+    (void)state;
+    enum { M = 5, N = 7, K = 9 };
+    float A[M * K], B[K * N], C32[M * N], C16[M * N];
+    for (int i = 0; i < M * K; i++) A[i] = 1.0f / (float)(i + 3); /* none of them a bf16 value */
+    for (int i = 0; i < K * N; i++) B[i] = 1.0f / (float)(i + 7);
+    for (int i = 0; i < M * N; i++) C32[i] = C16[i] = 0.5f;
+    ops_gemm(cpu, false, true, M, N, K, 1.0f, A, B, 1.0f, C32); /* B read as [N, K]: any shape will do */
+    cpu->gemm_dtype = DT_BF16;
+    ops_gemm(cpu, false, true, M, N, K, 1.0f, A, B, 1.0f, C16);
+    cpu->gemm_dtype = DT_F32;
+    assert_memory_equal(C32, C16, sizeof C32);
+}
+
 static void refuses_other_types(void *arg) {
     (void)arg;
     float x = 1, y;
@@ -127,6 +144,7 @@ int main(void) {
         cmocka_unit_test(sweep_matches_half),
         cmocka_unit_test(writes_only_n),
         cmocka_unit_test(only_16_bit_types),
+        cmocka_unit_test(cpu_gemm_ignores_gemm_dtype),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     ops_destroy(cpu);
