@@ -19,8 +19,9 @@ typedef enum {
     MEM_OTHER,
     MEM_MASTER,    /* mixed precision: the float32 master copy of the parameters (MEM_PARAMS is then
                       their bf16/fp16 copy, MEM_GRADS the bf16/fp16 gradients) */
-    MEM_EMULATION, /* mixed precision on a CPU: the float32 buffers that stand in for bf16/fp16
-                      arithmetic (a GPU computing in bf16 would not hold them) */
+    MEM_EMULATION, /* mixed precision: the buffers that stand in for bf16/fp16 storage this code
+                      does not have (the float32 working copy and width of the gradients; on a GPU
+                      also the GEMMs' 16-bit operand scratch): a model held in bf16 would not */
     MEM_NCATS
 } mem_cat_t;
 

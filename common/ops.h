@@ -15,6 +15,8 @@
 #ifndef DPC_OPS_H
 #define DPC_OPS_H
 
+#include "dtype.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,6 +35,12 @@ typedef struct {
      * rank did (an all-reduce whose every rank scales the whole buffer gets the same bits as one
      * whose ranks scale only their own chunk). One context is used by one thread at a time. */
     uint64_t *scaled;
+    /* The operand type of ops_gemm: DT_F32 (the default), or DT_BF16 / DT_F16 for mixed precision.
+     * On a GPU a 16-bit setting makes every GEMM round A and B to that type (as ops_round) and
+     * multiply them on the tensor cores, accumulating and writing C in float32: what a bf16 GEMM
+     * under torch.autocast does. The CPU has no 16-bit arithmetic and ignores it (its GEMM stays
+     * float32 on whatever operands it is given). */
+    dtype_t gemm_dtype;
 } ops_t;
 
 /* Create a context. threads <= 0 means 1. OPS_CUDA fails with a clear error when no GPU (or no CUDA
@@ -83,6 +91,15 @@ bool ops_is_device_pointer(const void *p);
 /* C[M,N] = alpha * op(A) * op(B) + beta * C, op(X) = X or Xᵀ; A is [M,K] (or [K,M] if transA). */
 void ops_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
               const float *B, float beta, float *C);
+
+/* The GEMM's 16-bit operand scratch the context holds now (0 on the CPU, or with gemm_dtype DT_F32):
+ * it grows to the largest GEMM's A and B, and ops_memory_allocated counts it too. */
+size_t ops_gemm_workspace_bytes(const ops_t *ops);
+
+/* Round to a 16-bit float (dtype DT_BF16 or DT_F16) with round-to-nearest-even, exactly as
+ * common/half.h: bits[i] (if bits is not NULL) gets the 16-bit pattern of src[i], and dst[i] (if
+ * dst is not NULL) its value widened back to float32, which is exact. dst == src is allowed. */
+void ops_round(const ops_t *ops, dtype_t dtype, const float *src, uint16_t *bits, float *dst, size_t n);
 
 /* out[j] += Σ_i x[i, j] over rows i (x is [rows, cols]). */
 void ops_colsum_acc(const ops_t *ops, const float *x, int rows, int cols, float *out);

@@ -1,6 +1,7 @@
 /* ops_cpu.c — the CPU backend of ops.h. */
 #include "ops.h"
 
+#include "half.h"
 #include "util.h"
 
 #include <cblas.h>
@@ -238,6 +239,21 @@ void ops_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, f
     }
     cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K, alpha,
                 A, transA ? M : K, B, transB ? K : N, beta, C, N);
+}
+
+size_t ops_gemm_workspace_bytes(const ops_t *ops) {
+    DISPATCH_RET(ops_cuda_gemm_workspace_bytes(ops));
+    return 0;
+}
+
+void ops_round(const ops_t *ops, dtype_t dtype, const float *src, uint16_t *bits, float *dst, size_t n) {
+    if (dtype != DT_BF16 && dtype != DT_F16) dp_fatal("ops_round: %s is not a 16-bit float type", dtype_name(dtype));
+    DISPATCH(ops_cuda_round(ops, dtype, src, bits, dst, n));
+    for (size_t i = 0; i < n; i++) {
+        uint16_t h = dtype == DT_BF16 ? float_to_bf16(src[i]) : float_to_fp16(src[i]);
+        if (bits) bits[i] = h;
+        if (dst) dst[i] = dtype == DT_BF16 ? bf16_to_float(h) : fp16_to_float(h);
+    }
 }
 
 void ops_colsum_acc(const ops_t *ops, const float *x, int rows, int cols, float *out) {

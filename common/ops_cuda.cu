@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "half_bits.h"
 #include "util.h"
 
 typedef struct {
@@ -15,6 +16,8 @@ typedef struct {
     cudaStream_t stream;
     double *partials; /* device scratch for reductions */
     double *host_partials;
+    uint16_t *gemm_ws; /* a 16-bit GEMM's rounded A and B (ops_cuda_gemm), grown on demand */
+    size_t gemm_ws_bytes;
 } cuda_state_t;
 
 #define SUMSQ_BLOCKS 256
@@ -81,6 +84,7 @@ extern "C" void ops_cuda_destroy(ops_t *ops) {
     cuda_state_t *s = st(ops);
     if (!s) return;
     cudaStreamSynchronize(s->stream);
+    if (s->gemm_ws) ops_free_bytes(ops, s->gemm_ws); /* through ops.h: the allocator's count */
     cublasDestroy(s->blas);
     cudaFree(s->partials);
     cudaFreeHost(s->host_partials);
@@ -164,17 +168,74 @@ extern "C" void ops_cuda_from_host(const ops_t *ops, float *dst, const float *ho
     ck(cudaStreamSynchronize(st(ops)->stream), "sync");
 }
 
+/* One thread per element, each reading src[i] before writing dst[i]: in place is fine. The
+ * conversions are half_bits.h's, the CPU's own code: the two agree to the bit. */
+__global__ void round_kernel(int bf16, const float *src, uint16_t *bits, float *dst, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        uint16_t h = bf16 ? half_float_to_bf16(src[i]) : half_float_to_fp16(src[i]);
+        if (bits) bits[i] = h;
+        if (dst) dst[i] = bf16 ? half_bf16_to_float(h) : half_fp16_to_float(h);
+    }
+}
+
+extern "C" void ops_cuda_round(const ops_t *ops, dtype_t dtype, const float *src, uint16_t *bits, float *dst,
+                               size_t n) {
+    if (n == 0 || (!bits && !dst)) return;
+    round_kernel<<<blocks_for(n), THREADS, 0, st(ops)->stream>>>(dtype == DT_BF16, src, bits, dst, n);
+    ck(cudaGetLastError(), "round kernel");
+}
+
+extern "C" size_t ops_cuda_gemm_workspace_bytes(const ops_t *ops) { return st(ops)->gemm_ws_bytes; }
+
+/* The 16-bit operand scratch, at least `count` elements. Grown to the largest GEMM seen (the first
+ * step sees them all), never shrunk; the old one is freed after the work queued on it. */
+static uint16_t *gemm_workspace(const ops_t *ops, size_t count) {
+    cuda_state_t *s = st(ops);
+    if (count * sizeof(uint16_t) > s->gemm_ws_bytes) {
+        if (s->gemm_ws) ops_free_bytes(ops, s->gemm_ws);
+        s->gemm_ws_bytes = count * sizeof(uint16_t);
+        s->gemm_ws = (uint16_t *)ops_alloc_bytes(ops, s->gemm_ws_bytes);
+    }
+    return s->gemm_ws;
+}
+
 /* cuBLAS is column-major, the course row-major. A row-major [M, N] array read column-major is its
  * transpose [N, M] (leading dimension N), so row-major C = op(A)·op(B) is column-major
  * Cᵀ = op(B)ᵀ·op(A)ᵀ: swap the operands (B first), pass (N, M, K), and give each operand its row
- * length as leading dimension. Nothing is copied or transposed. FP32 throughout: the handle's math
- * mode is CUBLAS_PEDANTIC_MATH (ops_cuda_init), so no TF32. */
+ * length as leading dimension. Nothing is copied or transposed.
+ *
+ * gemm_dtype DT_F32: cublasSgemm, FP32 throughout: the handle's math mode is CUBLAS_PEDANTIC_MATH
+ * (ops_cuda_init), so no TF32, and the GPU agrees with the CPU oracle.
+ *
+ * DT_BF16 / DT_F16: A and B are rounded (round_kernel, element by element, so a transposed operand
+ * is rounded as it is stored) into the scratch, B from a 256-byte boundary, and cublasGemmEx
+ * multiplies them with compute type CUBLAS_COMPUTE_32F: products and sums in float32, C written in
+ * float32 (beta applied to the float32 C). A product of two bf16 (fp16) values is exact in float32
+ * (within its range), so the only roundings are the operands' and the float32 sums'. The explicit
+ * compute type is what decides the precision (cublas_api.h: the PEDANTIC math mode stands for the
+ * _PEDANTIC compute type only in calls that do not name one); the handle goes to
+ * CUBLAS_DEFAULT_MATH for the call all the same, so that nothing keeps it off the tensor cores, and
+ * back to pedantic for the FP32 path. */
 extern "C" void ops_cuda_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha,
                               const float *A, const float *B, float beta, float *C) {
     if (M == 0 || N == 0) return;
-    ckb(cublasSgemm(st(ops)->blas, transB ? CUBLAS_OP_T : CUBLAS_OP_N, transA ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K,
-                    &alpha, B, transB ? K : N, A, transA ? M : K, &beta, C, N),
-        "sgemm");
+    cuda_state_t *s = st(ops);
+    cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N, opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int lda = transA ? M : K, ldb = transB ? K : N;
+    if (ops->gemm_dtype == DT_F32 || K == 0) {
+        ckb(cublasSgemm(s->blas, opB, opA, N, M, K, &alpha, B, ldb, A, lda, &beta, C, N), "sgemm");
+        return;
+    }
+    size_t na = (size_t)M * K, nb = (size_t)K * N, offb = (na + 127) / 128 * 128;
+    uint16_t *ws = gemm_workspace(ops, offb + nb);
+    ops_cuda_round(ops, ops->gemm_dtype, A, ws, NULL, na);
+    ops_cuda_round(ops, ops->gemm_dtype, B, ws + offb, NULL, nb);
+    cudaDataType t = ops->gemm_dtype == DT_BF16 ? CUDA_R_16BF : CUDA_R_16F;
+    ckb(cublasSetMathMode(s->blas, CUBLAS_DEFAULT_MATH), "math mode");
+    ckb(cublasGemmEx(s->blas, opB, opA, N, M, K, &alpha, ws + offb, t, ldb, ws, t, lda, &beta, C, CUDA_R_32F, N,
+                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+        "gemm (16-bit operands)");
+    ckb(cublasSetMathMode(s->blas, CUBLAS_PEDANTIC_MATH), "math mode");
 }
 
 /* One thread per column, rows summed in order: deterministic, like the CPU loop. */

@@ -28,6 +28,8 @@ void ops_cuda_to_host(const ops_t *ops, float *host, const float *src, size_t co
 void ops_cuda_from_host(const ops_t *ops, float *dst, const float *host, size_t count);
 void ops_cuda_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
                    const float *B, float beta, float *C);
+size_t ops_cuda_gemm_workspace_bytes(const ops_t *ops);
+void ops_cuda_round(const ops_t *ops, dtype_t dtype, const float *src, uint16_t *bits, float *dst, size_t n);
 void ops_cuda_colsum_acc(const ops_t *ops, const float *x, int rows, int cols, float *out);
 void ops_cuda_tanh_forward(const ops_t *ops, const float *x, float *y, size_t n);
 void ops_cuda_tanh_backward(const ops_t *ops, const float *y, const float *dy, float *dx, size_t n);

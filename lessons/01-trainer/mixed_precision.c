@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "mixed_precision.h"
 
-#include "half.h"
 #include "util.h"
 
 #include <math.h>
@@ -13,14 +12,18 @@ mp_dtype_t mp_dtype_of(const char *name) {
     return !strcmp(name, "bf16") ? MP_BF16 : !strcmp(name, "fp16") ? MP_FP16 : MP_NONE;
 }
 
+dtype_t mp_half_type(mp_dtype_t d) { return d == MP_FP16 ? DT_F16 : DT_BF16; }
+
 void mp_init(mixed_precision_t *mp, mp_dtype_t dtype, model_t *m, mem_t *mem, int rank) {
     size_t n = model_num_params(m);
     mp->dtype = dtype;
     mp->n = n;
+    mp->ops = m->ops;
     mp->master = m->params;
-    mp->lowp = dp_calloc(n ? n : 1, sizeof(uint16_t));
-    mp->work = dp_calloc(n ? n : 1, sizeof(float));
+    mp->lowp = ops_alloc_bytes(m->ops, (n ? n : 1) * sizeof(uint16_t));
+    mp->work = ops_alloc(m->ops, n ? n : 1);
     mp->rank = rank;
+    mp->workspace_counted = 0;
     grad_scaler_init(&mp->scaler);
     const char *inject = getenv("DP_MP_INJECT_INF");
     mp->inject_step = inject ? strtoll(inject, NULL, 10) : 0;
@@ -38,9 +41,16 @@ void mp_init(mixed_precision_t *mp, mp_dtype_t dtype, model_t *m, mem_t *mem, in
     mem_add(mem, MEM_EMULATION, own->cur[MEM_GRADS] - own->cur[MEM_GRADS] / 2 + n * sizeof(float));
 }
 
+void mp_count_workspace(mixed_precision_t *mp, mem_t *mem) {
+    if (!mp->ops) return;
+    size_t now = ops_gemm_workspace_bytes(mp->ops);
+    if (now > mp->workspace_counted) mem_add(mem, MEM_EMULATION, now - mp->workspace_counted);
+    mp->workspace_counted = now > mp->workspace_counted ? now : mp->workspace_counted;
+}
+
 void mp_free(mixed_precision_t *mp) {
-    free(mp->lowp);
-    free(mp->work);
+    if (mp->lowp) ops_free_bytes(mp->ops, mp->lowp);
+    if (mp->work) ops_free(mp->ops, mp->work);
     mp->lowp = NULL;
     mp->work = NULL;
 }
@@ -54,11 +64,7 @@ void mp_drop_params(mixed_precision_t *mp, mem_t *mem) {
 }
 
 void mp_cast_params(mixed_precision_t *mp) {
-    const float *p = mp->master;
-    if (mp->dtype == MP_BF16)
-        for (size_t i = 0; i < mp->n; i++) mp->work[i] = bf16_to_float(mp->lowp[i] = float_to_bf16(p[i]));
-    else
-        for (size_t i = 0; i < mp->n; i++) mp->work[i] = fp16_to_float(mp->lowp[i] = float_to_fp16(p[i]));
+    ops_round(mp->ops, mp_half_type(mp->dtype), mp->master, mp->lowp, mp->work, mp->n);
 }
 
 float mp_backward_begin(model_t *m, float grad_scale, mp_ready_t *w, grad_ready_fn hook, void *hook_ctx) {
@@ -68,7 +74,7 @@ float mp_backward_begin(model_t *m, float grad_scale, mp_ready_t *w, grad_ready_
     /* fp16 gradients are stored S times too large; ours are stored unscaled (mp_grad_ready), so a
      * backward that accumulates onto them (micro-batches) first scales them back: exact, S = 2^k */
     float S = (float)mp->scaler.scale;
-    for (size_t i = 0; i < mp->n; i++) m->grads[i] *= S;
+    ops_scale(m->ops, m->grads, S, model_num_params(m));
     return grad_scale * S;
 }
 
@@ -78,13 +84,12 @@ void mp_grad_ready(void *ctx, int i) {
     mixed_precision_t *mp = m->mp;
     float *g = model_grad(m, i);
     size_t n = m->layout.views[i].numel;
-    if (mp->dtype == MP_BF16) {
-        for (size_t k = 0; k < n; k++) g[k] = bf16_to_float(float_to_bf16(g[k]));
-    } else {
-        float inv = (float)(1.0 / mp->scaler.scale); /* a power of two: g / S exactly */
-        for (size_t k = 0; k < n; k++) g[k] = fp16_to_float(float_to_fp16(g[k])) * inv;
+    ops_round(m->ops, mp_half_type(mp->dtype), g, NULL, g, n);
+    if (mp->dtype == MP_FP16) {
+        ops_scale(m->ops, g, (float)(1.0 / mp->scaler.scale), n); /* a power of two: g / S exactly */
         if (mp->inject_step == mp->step && mp->rank == 0 && !mp->injected && n > 0) {
-            g[0] = INFINITY;
+            const float inf = INFINITY;
+            ops_from_host(m->ops, g, &inf, 1);
             mp->injected = true;
         }
     }

@@ -64,8 +64,15 @@ static void step_on_device(optim_t *o, float *params, const float *grads, double
 }
 #endif
 
+/* Any inf or NaN among the gradients? On a GPU the host cannot read them: their sum of squares
+ * (accumulated in double, so no finite float32 overflows it) is finite exactly when every one is. */
+static bool found_inf(const optim_t *o, const float *grads) {
+    if (o->ops) return !isfinite(ops_sumsq(o->ops, grads, o->n));
+    return grad_scaler_found_inf(grads, o->n);
+}
+
 void optim_step(optim_t *o, float *params, const float *grads, double lr) {
-    if (o->scaler && grad_scaler_update(o->scaler, grad_scaler_found_inf(grads, o->n))) return;
+    if (o->scaler && grad_scaler_update(o->scaler, found_inf(o, grads))) return;
     o->t++;
 #ifdef DPC_HAVE_CUDA
     if (o->ops && o->ops->backend == OPS_CUDA) {

@@ -129,7 +129,7 @@ static cli_opt_t *options(trainer_config_t *c) {
         {"threads", CLI_INT, &c->threads, "BLAS threads per rank", .min = 1, .max = 256},
         {"mixed-precision", CLI_CHOICE, &c->mixed_precision,
          "forward and backward on parameters rounded to bf16 or fp16 (fp16: with dynamic loss scaling), "
-         "float32 master weights and optimizer state",
+         "float32 master weights and optimizer state; on a GPU the GEMMs take 16-bit operands and add in float32",
          .choices = "none|bf16|fp16"},
         CLI_END,
     };
@@ -241,12 +241,15 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
         t->order.group_batches = (size_t)c->group_by_length;
     }
 
-    if (strcmp(c->mixed_precision, "none") && strcmp(c->device, "cpu"))
-        cli_usage_error("--mixed-precision %s runs on --device cpu only (the CUDA kernels compute in float32)",
+    /* lesson 08 rounds its parameter shards with a loop of its own (fsdp_round_params), on the host */
+    if (strcmp(c->mixed_precision, "none") && strcmp(c->device, "cpu") && !strcmp(dp_progname(), "train_fsdp"))
+        cli_usage_error("--mixed-precision %s: train_fsdp rounds its shards on the host; use --device cpu",
                         c->mixed_precision);
     t->ops = ops_create(!strcmp(c->device, "cuda") ? OPS_CUDA : OPS_CPU, c->threads);
     mc.vocab = (int)t->train.vocab_size;
     mp_dtype_t mpd = mp_dtype_of(c->mixed_precision);
+    /* the GEMMs in bf16/fp16 with float32 accumulation (a GPU's; the CPU ignores it: ops.h) */
+    if (mpd != MP_NONE) t->ops->gemm_dtype = mp_half_type(mpd);
     if (mpd == MP_NONE) {
         model_init(&t->model, &mc, t->ops, c->batch, c->seed, &t->mem);
     } else {
@@ -522,6 +525,7 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
         double t0 = dp_now();
         float loss = step_fn(t, lr);
         double dt = dp_now() - t0;
+        if (t->mp) mp_count_workspace(t->mp, &t->mem);
         trace_span(t->trace, "compute", "step", t0, t0 + dt);
         t->step = s + 1;
         t->step_time_sum += dt;
@@ -572,6 +576,7 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
                     tokens_per_step(t) * (double)t->steps_timed / t->step_time_sum, (long long)t->steps_timed);
     if (c->save) t->save(t, c->save);
     if (c->dump) write_dump(t, first, t->step);
+    if (t->mp) mp_count_workspace(t->mp, &t->mem); /* the final evaluation's GEMMs too */
     if (c->stats) write_stats(t);
     if (c->trace && trace_write(t->trace, t->infra, c->trace) != 0)
         dp_fatal("cannot write %s: %s", c->trace, strerror(errno));

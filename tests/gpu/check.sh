@@ -9,6 +9,9 @@
 #   3b. gpt         the GPT on the GPU (gpt_kernels.cu): gpt-tiny, 8 steps in one process and with DDP
 #                   on 2 ranks sharing the GPU, each against the CPU oracle (one CPU process on the
 #                   global batch, widened by the spread of lesson 06's accumulation, as tests/sh/gpt_train.sh)
+#   3c. mixed prec. --mixed-precision bf16/fp16 on the GPU (real 16-bit GEMMs, float32 accumulation):
+#                   gpt-tiny and the MLP against the CPU's emulation, DDP on 2 ranks, an fp16 inf
+#                   skipping its step, the memory books (tests/gpu/mixed_precision.sh: the bounds)
 #   4. benchmarks   reduce_add bandwidth against a device-to-device copy (same run); trainer step time
 #                   GPU against CPU; bus bandwidth of the ring with device buffers against the CPU one
 #   5. graders      lessons 01 to 08 graded with DP_DEVICE=cuda: every rank on the GPU (ranks share
@@ -17,7 +20,7 @@
 #                   device_step.c; 03 reduce_kernel) must have run, not been SKIPPED; and lesson 01's
 #                   skeleton (lessons/) must fail the device check (its kernels are empty)
 #   6. sanitizer    compute-sanitizer memcheck and racecheck over test_gpu, memcheck over 3 training steps
-#                   of the MLP and 3 of gpt-tiny
+#                   of the MLP, 3 of gpt-tiny and 3 of gpt-tiny in bf16
 # In this order: the benchmarks on a machine no grader loads, the slowest steps last, where a time
 # limit (DPC_GPU_DEADLINE, below) cuts them.
 #
@@ -131,6 +134,10 @@ step "gpt-tiny on the GPU vs CPU" gpt-cuda.log 240 sh -c "cd $d && \
         --dump sub2.st && $ROOT/build/grading/equiv ref.st sub2.st --batch 4 --world 2 \$S"
 rm -rf "$d"
 
+# 3c. mixed precision on the GPU against the CPU's emulation (the bounds: the script's header)
+step "mixed precision on the GPU" mixed-precision.log 180 sh tests/gpu/mixed_precision.sh
+grep -E '^(PASS|FAIL)' "$OUT/mixed-precision.log" | sed 's/^/    /'
+
 # 4. benchmarks
 step "bench: reduce_add vs D2D copy" bench-reduce.log 60 build/tests/test_gpu --bench 256
 sed 's/^/    /' "$OUT/bench-reduce.log"
@@ -138,6 +145,8 @@ for dev in cpu cuda; do
     step "bench: train step, $dev" "bench-train-$dev.log" 120 build/solutions/01-trainer/train --device $dev --steps 40 \
         --val none --log-every 1000
 done
+step "bench: train step, cuda bf16" bench-train-cuda-bf16.log 120 build/solutions/01-trainer/train --device cuda \
+    --mixed-precision bf16 --steps 40 --val none --log-every 1000
 step "bench: ring busbw, device buffers" bench-ring-cuda.log 120 grading/mpirun -np 2 \
     build/solutions/04-ring-allreduce/bench_allreduce --device cuda --begin 1M --end 64M --algos ring,lib
 step "bench: ring busbw, host buffers" bench-ring-cpu.log 120 grading/mpirun -np 2 \
@@ -169,6 +178,9 @@ if [ -n "$CS" ]; then
     step "memcheck: 3 gpt-tiny steps" memcheck-gpt.log 150 "$CS" --tool memcheck --error-exitcode 9 \
         build/solutions/01-trainer/train --device cuda --model gpt-tiny --data datasets/fixtures/tiny-train.tok \
         --batch 8 --steps 3 --val none
+    step "memcheck: 3 gpt-tiny bf16 steps" memcheck-gpt-bf16.log 150 "$CS" --tool memcheck --error-exitcode 9 \
+        build/solutions/01-trainer/train --device cuda --model gpt-tiny --data datasets/fixtures/tiny-train.tok \
+        --batch 8 --steps 3 --val none --mixed-precision bf16
 else
     row "compute-sanitizer" SKIP "not installed"
 fi
@@ -182,6 +194,7 @@ fi
     for dev in cpu cuda; do
         printf 'train (default preset, batch 64), %s: %s\n' "$dev" "$(grep '^mean' "$OUT/bench-train-$dev.log")"
     done
+    printf 'train (default preset, batch 64), cuda bf16: %s\n' "$(grep '^mean' "$OUT/bench-train-cuda-bf16.log")"
     echo "bench_allreduce, 2 ranks, 64 MiB (size count type redop algo time_us algbw busbw wrong):"
     for dev in cpu cuda; do
         grep -E '^ +67108864 ' "$OUT/bench-ring-$dev.log" | sed "s/^/  $dev /"

@@ -1,7 +1,7 @@
 # --mixed-precision (lessons/01-trainer/mixed_precision.h): bf16 training learns and follows the
 # float32 run, DDP in bf16 on 2 ranks is equivalent to one process in bf16, an fp16 overflow skips
 # the step on every rank alike and halves the loss scale, and --stats books 2/4/2/8 bytes per
-# parameter for params/master/grads/optim.
+# parameter for params/master/grads/optim. (The GPU's bf16 runs: tests/gpu/check.sh.)
 #
 # Where the distances come from: bf16 keeps 8 significant bits, so rounding moves a value by at most
 # u = 2^-8 of itself. A forward on rounded weights multiplies that through the network's chain of
@@ -148,8 +148,15 @@ else
     fail "fp16 checkpoint/resume runs: $(tail -n 2 "$TMP/log")"
 fi
 
-# 4. Refusals, one line each: the GPU path computes in float32; lesson 02 takes bf16 only.
-expect_error "--mixed-precision on cuda" "--device cpu only" $TRAIN $QUICK --mixed-precision bf16 --device cuda
+# 4. Refusals, one line each: lesson 08 rounds its shards on the host, so not on a GPU; lesson 02
+# takes bf16 only. Lesson 01's trainer takes --device cuda with mixed precision (tests/gpu/check.sh
+# runs it): without a GPU it must get past the options and stop at the device, not refuse the pair.
+expect_error "--mixed-precision in train_fsdp on cuda" "rounds its shards on the host" \
+    $SOL/08-fsdp/train_fsdp $QUICK --mixed-precision bf16 --device cuda
+if ! $BUILD/tests/test_gpu --probe >/dev/null 2>&1; then
+    expect_error "--mixed-precision bf16 --device cuda, no GPU here" "CUDA" \
+        $TRAIN $QUICK --mixed-precision bf16 --device cuda
+fi
 expect_error "train_ps --mixed-precision fp16" "bf16 only" \
     $SOL/02-param-server/train_ps $QUICK --steps 1 --mixed-precision fp16
 

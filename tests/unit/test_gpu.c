@@ -6,6 +6,9 @@
  *                   embedding fwd/bwd, the Linear's bias broadcast (against gpt_layers.c and ops_cpu);
  *                   and the whole GPT: gpt-tiny, 5 SGD steps on the GPU against the same on the CPU
  *   lesson 03       the reference reduce_add_cuda (the student's is graded by grading/grade 03)
+ *   mixed precision ops_round bit for bit against the CPU (half_sweep.h and random patterns), the
+ *                   16-bit GEMM (cublasGemmEx) against a float64 product of the rounded operands,
+ *                   and lesson 01's mixed_precision.c on a GPU model against the same on the CPU
  *
  * Each GPU output is POISONED (NaN) before the kernel runs, so an element the kernel forgets to write
  * fails; accumulating outputs start from the same random values on both sides. Thresholds are
@@ -21,7 +24,11 @@
 #include "gpt.h"
 #include "gpt_layers.h"
 #include "gpt_ops.h"
+#include "half.h"
+#include "half_sweep.h"
 #include "layers.h"
+#include "mixed_precision.h"
+#include "model.h"
 #include "ops.h"
 #include "optim.h"
 #include "rng.h"
@@ -447,6 +454,203 @@ static void reduce_add_exact_and_in_bounds(void **state) {
     }
 }
 
+/* ---- mixed precision: ops_round, the 16-bit GEMM, mixed_precision.c on the device ------------------ */
+
+static uint32_t bits32(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* The device rounds to the CPU's bits: patterns and widened values, NaNs included, for the sweep of
+ * every edge (half_sweep.h) and 4M random float32 patterns; in place too. The outputs start as
+ * 0x5555 patterns and NaN, so an element the kernel skips fails (unless its answer is that). */
+static void round_matches_cpu(void **state) {
+    (void)state;
+    size_t ns = HALF_SWEEP_COUNT, n = ns + ((size_t)1 << 22);
+    float *x = malloc(n * sizeof(float)), *wc = malloc(n * sizeof(float)), *wg = malloc(n * sizeof(float));
+    uint16_t *hc = malloc(n * sizeof(uint16_t)), *hg = malloc(n * sizeof(uint16_t));
+    half_sweep(x);
+    for (size_t i = ns; i < n; i++) {
+        uint32_t u = rng_u32(&rng);
+        memcpy(&x[i], &u, sizeof u);
+    }
+    float *dx = up(x, n);
+    uint16_t *dh = ops_alloc_bytes(gpu, n * sizeof(uint16_t));
+    for (int k = 0; k < 2; k++) {
+        dtype_t t = k ? DT_F16 : DT_BF16;
+        ops_round(cpu, t, x, hc, wc, n);
+        float *dw = poisoned(n);
+        memset(hg, 0x55, n * sizeof(uint16_t));
+        ops_upload(gpu, dh, hg, n * sizeof(uint16_t));
+        ops_round(gpu, t, dx, dh, dw, n);
+        ops_download(gpu, hg, dh, n * sizeof(uint16_t));
+        ops_to_host(gpu, wg, dw, n);
+        for (size_t i = 0; i < n; i++)
+            if (hg[i] != hc[i] || bits32(wg[i]) != bits32(wc[i]))
+                fail_msg("ops_round %s of 0x%08x (element %zu): the GPU gives 0x%04x widened to 0x%08x, the CPU "
+                         "0x%04x and 0x%08x",
+                         dtype_name(t), bits32(x[i]), i, hg[i], bits32(wg[i]), hc[i], bits32(wc[i]));
+        float *din = up(x, n);
+        ops_round(gpu, t, din, NULL, din, n);
+        ops_to_host(gpu, wg, din, n);
+        for (size_t i = 0; i < n; i++)
+            if (bits32(wg[i]) != bits32(wc[i]))
+                fail_msg("ops_round %s in place of 0x%08x: 0x%08x on the GPU, 0x%08x on the CPU", dtype_name(t),
+                         bits32(x[i]), bits32(wg[i]), bits32(wc[i]));
+        ops_free(gpu, dw), ops_free(gpu, din);
+    }
+    ops_free_bytes(gpu, dh);
+    ops_free(gpu, dx);
+    free(x), free(wc), free(wg), free(hc), free(hg);
+}
+
+/* ops_gemm with gemm_dtype bf16 / fp16, every transpose, C = 0.7 op(A) op(B) + 0.3 C, against a
+ * float64 product of the operands rounded by half.h. A product of two 16-bit values is exact in
+ * float32, so what is left is the float32 accumulation: a sum of K terms in float32 is within
+ * K·2^-24 of Σ|a·b| (the classic bound, any order), and alpha, beta and the final add round a few
+ * times more. We allow (2K + 4)·2^-24·(0.7 Σ|ab| + 0.3 |c|) per element: twice the round-to-nearest
+ * bound, as tensor cores may truncate inside their additions. K = 300 and odd M, N test the shapes
+ * tensor cores do not tile evenly. The same product of the UNROUNDED operands must miss that bound
+ * somewhere: otherwise the operands were not rounded (an FP32 GEMM) and the test would not know. */
+static void gemm_16bit_operands(void **state) {
+    (void)state;
+    const int M = 37, N = 53, K = 300;
+    const float alpha = 0.7f, beta = 0.3f;
+    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+    for (int k16 = 0; k16 < 2; k16++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++) {
+                dtype_t t = k16 ? DT_F16 : DT_BF16;
+                float *A = randn(na, 1), *B = randn(nb, 1), *C = randn(nc, 1);
+                float *Ar = malloc(na * sizeof(float)), *Br = malloc(nb * sizeof(float));
+                ops_round(cpu, t, A, NULL, Ar, na);
+                ops_round(cpu, t, B, NULL, Br, nb);
+                float *dA = up(A, na), *dB = up(B, nb), *dC = up(C, nc);
+                gpu->gemm_dtype = t;
+                ops_gemm(gpu, ta, tb, M, N, K, alpha, dA, dB, beta, dC);
+                gpu->gemm_dtype = DT_F32;
+                float *got = down(dC, nc);
+                double worst = 0, unrounded = 0;
+                int wi = 0, wj = 0;
+                for (int i = 0; i < M; i++)
+                    for (int j = 0; j < N; j++) {
+                        double s = 0, s0 = 0, mag = 0;
+                        for (int q = 0; q < K; q++) {
+                            size_t ia = ta ? (size_t)q * M + i : (size_t)i * K + q;
+                            size_t ib = tb ? (size_t)j * K + q : (size_t)q * N + j;
+                            s += (double)Ar[ia] * Br[ib];
+                            s0 += (double)A[ia] * B[ib];
+                            mag += fabs((double)Ar[ia] * Br[ib]);
+                        }
+                        double c = C[(size_t)i * N + j], g = got[(size_t)i * N + j];
+                        double tol = (2.0 * K + 4) * 0x1p-24 * (alpha * mag + beta * fabs(c));
+                        double r = fabs(g - (alpha * s + beta * c)) / tol, r0 = fabs(g - (alpha * s0 + beta * c)) / tol;
+                        if (isnan(g)) r = INFINITY;
+                        if (r > worst) worst = r, wi = i, wj = j;
+                        if (r0 > unrounded) unrounded = r0;
+                    }
+                if (worst > 1)
+                    fail_msg("%s gemm transA=%d transB=%d: C[%d,%d] = %.9g is %.3g times the float32 accumulation "
+                             "bound off the float64 product of the rounded operands",
+                             dtype_name(t), ta, tb, wi, wj, (double)got[(size_t)wi * N + wj], worst);
+                if (unrounded <= 1)
+                    fail_msg("%s gemm transA=%d transB=%d: within the bound of the UNROUNDED operands' product too "
+                             "(%.3g of it at most): the operands were not rounded to %s",
+                             dtype_name(t), ta, tb, unrounded, dtype_name(t));
+                if (ops_gemm_workspace_bytes(gpu) < (na + nb) * sizeof(uint16_t))
+                    fail_msg("the GEMM scratch holds %zu bytes, less than A and B in 16 bits (%zu)",
+                             ops_gemm_workspace_bytes(gpu), (na + nb) * sizeof(uint16_t));
+                ops_free(gpu, dA), ops_free(gpu, dB), ops_free(gpu, dC);
+                free(A), free(B), free(C), free(Ar), free(Br), free(got);
+            }
+}
+
+/* Is every element, times `scale` (a power of two: exact), a bf16 / fp16 value (rounding it again
+ * changes nothing)? fp16 gradients are rounded S times too large and stored divided by S. */
+static void expect_representable(const char *what, dtype_t t, const float *dev, size_t n, float scale) {
+    float *h = down(dev, n), *r = malloc(n * sizeof(float));
+    for (size_t i = 0; i < n; i++) h[i] *= scale;
+    ops_round(cpu, t, h, NULL, r, n);
+    for (size_t i = 0; i < n; i++)
+        if (bits32(h[i]) != bits32(r[i]) && !(isnan(h[i]) && isnan(r[i])))
+            fail_msg("%s: element %zu (%.9g) is not a %s value", what, i, (double)h[i], dtype_name(t));
+    free(h), free(r);
+}
+
+/* lesson 01's mixed_precision.c where the model lives on a GPU: gpt-tiny in bf16 and in fp16, four
+ * SGD steps with the loss scaler, against the same on the CPU. The GPU's GEMMs stay float32 here
+ * (gemm_dtype is the trainer's to set; tests/gpu/check.sh trains with it), so that what is tested
+ * is the rounding and the scaling alone. Every gradient must be a bf16/fp16 value (fp16: times the
+ * loss scale it was rounded at), and within
+ * 1e-4 (the float32 GPT's own GPU-CPU distance, gpt_tiny_steps_match_cpu) plus one rounding step
+ * of the CPU's, normwise: a float32 sum in another order may tip an element's rounding, by one
+ * step of at most 2^-7 of it (2^-10 in fp16). The losses: the parameters agree to within one
+ * rounding, 2^-8. An inf injected at step 2 (fp16) must skip that step on both, as the scaler does
+ * any other skip, and leave both scales equal; the masters then agree to 2^-7 (they moved by a few
+ * lr-sized steps of such gradients). */
+static void mixed_precision_matches_cpu(void **state) {
+    (void)state;
+    const int B = 4;
+    for (int k = 0; k < 2; k++) {
+        mp_dtype_t d = k ? MP_FP16 : MP_BF16;
+        dtype_t t = mp_half_type(d);
+        model_config_t cfg;
+        assert_int_equal(model_gpt_preset("gpt-tiny", 27, &cfg), 0);
+        model_t mc, mg;
+        mixed_precision_t pc, pg;
+        memset(&pc, 0, sizeof pc), memset(&pg, 0, sizeof pg);
+        mem_t memc, memg;
+        mem_init(&memc), mem_init(&memg);
+        model_init(&mc, &cfg, cpu, B, 5, &pc.model_mem);
+        model_init(&mg, &cfg, gpu, B, 5, &pg.model_mem);
+        size_t n = model_num_params(&mc);
+        ops_from_host(gpu, mg.params, mc.params, n);
+        mp_init(&pc, d, &mc, &memc, 0);
+        mp_init(&pg, d, &mg, &memg, 0);
+        mc.mp = &pc, mg.mp = &pg;
+        pc.inject_step = pg.inject_step = d == MP_FP16 ? 2 : 0;
+        optim_t oc, og;
+        optim_init(&oc, OPTIM_SGD, n);
+        optim_init_on(&og, OPTIM_SGD, n, gpu);
+        oc.sgd = og.sgd = (sgd_hparams_t){0.9, 0};
+        if (d == MP_FP16) oc.scaler = &pc.scaler, og.scaler = &pg.scaler;
+        int32_t *ctx = malloc((size_t)B * cfg.context * sizeof(int32_t)), tgt[4];
+        double gtol = (d == MP_FP16 ? 0x1p-10 : 0x1p-7) + 1e-4;
+        for (int s = 1; s <= 4; s++) {
+            for (int i = 0; i < B * cfg.context; i++) ctx[i] = (int32_t)rng_below(&rng, 27);
+            for (int i = 0; i < B; i++) tgt[i] = (int32_t)rng_below(&rng, 27);
+            pc.step = pg.step = s;
+            model_zero_grad(&mc), model_zero_grad(&mg);
+            float lc = model_forward(&mc, ctx, tgt, B), lg = model_forward(&mg, ctx, tgt, B);
+            if (fabsf(lc - lg) > 0x1p-8f * fabsf(lc))
+                fail_msg("%s step %d: loss %.9g on the GPU, %.9g on the CPU", dtype_name(t), s, (double)lg, (double)lc);
+            model_backward(&mc, 1.0f, NULL, NULL);
+            model_backward(&mg, 1.0f, NULL, NULL);
+            float S = d == MP_FP16 ? (float)pg.scaler.scale : 1.0f; /* what backward scaled by */
+            optim_step(&oc, mc.params, mc.grads, 0.05);             /* reads the gradients, leaves them */
+            optim_step(&og, mg.params, mg.grads, 0.05);
+            bool skipped = d == MP_FP16 && pc.scaler.skipped;
+            if (d == MP_FP16 && (pg.scaler.skipped != pc.scaler.skipped || (s == 2 && !pg.scaler.skipped) ||
+                                 pg.scaler.scale != pc.scaler.scale))
+                fail_msg("fp16 step %d (an inf injected at step 2): skipped on the GPU %d, on the CPU %d; loss scale "
+                         "%g on the GPU, %g on the CPU",
+                         s, (int)pg.scaler.skipped, (int)pc.scaler.skipped, pg.scaler.scale, pc.scaler.scale);
+            if (!skipped) {
+                char what[64];
+                snprintf(what, sizeof what, "%s step %d gradients", dtype_name(t), s);
+                expect_representable(what, t, mg.grads, n, S);
+                expect_close(what, mc.grads, mg.grads, n, gtol);
+            }
+        }
+        expect_close("master weights after 4 steps", mc.params, mg.params, n, 0x1p-7);
+        free(ctx);
+        optim_free(&oc), optim_free(&og);
+        mp_free(&pc), mp_free(&pg);
+        model_free(&mc), model_free(&mg);
+    }
+}
+
 /* ---- the benchmark ---------------------------------------------------------------------------------- */
 
 static int bench(size_t mib) {
@@ -496,7 +700,9 @@ int main(int argc, char **argv) {
     printf("test_gpu: inputs from seed %llu (DP_TEST_SEED=%llu replays them)\n", (unsigned long long)s,
            (unsigned long long)s);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(gemm_all_transposes),
+        cmocka_unit_test(round_matches_cpu),
+        cmocka_unit_test(gemm_16bit_operands),
+        cmocka_unit_test(gemm_all_transposes), /* after the 16-bit ones: the FP32 path is as it was */
         cmocka_unit_test(colsum_and_tanh),
         cmocka_unit_test(embedding_with_repeated_rows),
         cmocka_unit_test(elementwise_and_sumsq),
@@ -509,6 +715,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(gpt_linear_bias_rows),
         cmocka_unit_test(gpt_tiny_steps_match_cpu),
         cmocka_unit_test(reduce_add_exact_and_in_bounds),
+        cmocka_unit_test(mixed_precision_matches_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
