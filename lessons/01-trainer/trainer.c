@@ -241,10 +241,6 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
         t->order.group_batches = (size_t)c->group_by_length;
     }
 
-    /* lesson 08 rounds its parameter shards with a loop of its own (fsdp_round_params), on the host */
-    if (strcmp(c->mixed_precision, "none") && strcmp(c->device, "cpu") && !strcmp(dp_progname(), "train_fsdp"))
-        cli_usage_error("--mixed-precision %s: train_fsdp rounds its shards on the host; use --device cpu",
-                        c->mixed_precision);
     t->ops = ops_create(!strcmp(c->device, "cuda") ? OPS_CUDA : OPS_CPU, c->threads);
     mc.vocab = (int)t->train.vocab_size;
     mp_dtype_t mpd = mp_dtype_of(c->mixed_precision);

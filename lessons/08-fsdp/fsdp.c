@@ -4,7 +4,6 @@
 #include "fsdp.h"
 
 #include "gpt.h"
-#include "half.h"
 #include "ring.h"
 #include "safetensors.h"
 #include "util.h"
@@ -42,7 +41,7 @@ void fsdp_round_params(const fsdp_t *f, float *dst, const float *src, size_t n) 
         if (dst != src) ops_copy(f->t->ops, src, dst, n);
         return;
     }
-    for (size_t i = 0; i < n; i++) dst[i] = bf16_to_float(float_to_bf16(src[i])); /* the CPU only (trainer.c) */
+    ops_round(f->t->ops, DT_BF16, src, NULL, dst, n); /* where the shards live: host or device */
 }
 
 static float *alloc_gathered(fsdp_t *f, int u) {

@@ -73,7 +73,7 @@ done
 # float32 sum; tests/sh/mixed_precision.sh bounds that by 4u relative) together stay well within
 # the bound
 F="--model gpt-tiny --data $FIX --val none --steps 8 --lr 1e-2 --seed 1 --log-every 1000 --mixed-precision bf16"
-for run in "2 05-ddp/train_ddp DDP" "3 02-param-server/train_ps parameter-server"; do
+for run in "2 05-ddp/train_ddp DDP" "3 02-param-server/train_ps parameter-server" "2 08-fsdp/train_fsdp FSDP"; do
     # shellcheck disable=SC2086 # the run's three words
     set -- $run
     np=$1 prog=$2 name=$3
