@@ -23,6 +23,7 @@
 #include "mixed_precision.h"
 #include "model.h"
 #include "optim.h"
+#include "straggler.h"
 #include "trace.h"
 
 #include <stdbool.h>
@@ -48,6 +49,8 @@ typedef struct {
     int log_every, eval_every, eval_batches, save_every, sample;
     const char *save, *resume, *dump, *loss_csv, *stats, *trace, *sample_out;
     const char *mixed_precision; /* "none", "bf16", "fp16" (mixed_precision.h) */
+    /* emulated stragglers (straggler.h, lesson 10): "RANK:FACTOR", "exp:MEAN_MS", ... or NULL */
+    const char *straggler, *jitter;
     /* machine */
     const char *device;
     int threads;
@@ -80,6 +83,13 @@ struct trainer {
     float *dump_grads;      /* gradients after step `start` (the dump's "grad.*") */
     double step_time_sum;
     int64_t steps_timed;
+    /* Per step of this run (index step − first): this rank's compute (the emulated delay included),
+     * its wait (blocked in communication) and the emulated delay alone, in seconds: the --stats
+     * file's per-rank timing, what lesson 10's straggler_report reads. */
+    double *step_compute_s, *step_wait_s, *step_delay_s;
+    double added_wait_s; /* waits outside the comm seam (on a communication thread), trainer_add_wait */
+    straggler_t straggler;
+    jitter_t jitter;
     void *ext;             /* a later lesson's own state */
     mixed_precision_t *mp; /* --mixed-precision bf16|fp16; NULL: float32 */
     /* Set by a trainer whose step works with mixed precision (its gradients are the model's, on
@@ -101,6 +111,10 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
 /* Run the remaining steps with step_fn; evaluate, log, save, dump as configured. */
 void trainer_run(trainer_t *t, train_step_fn step_fn);
 void trainer_finish(trainer_t *t);
+
+/* A wait of this rank's training thread that the comm seam does not see (for a communication thread
+ * to finish, say): counted in the step's wait time, not its compute. */
+void trainer_add_wait(trainer_t *t, double seconds);
 
 /* Mean loss over the global batch from this rank's mean (an all-reduce on the infra comm). */
 float trainer_global_mean(trainer_t *t, float local_mean);
