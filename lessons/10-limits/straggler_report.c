@@ -7,6 +7,7 @@
  *   straggler_report STATS.json [--warmup 2] [--min-fraction 0.8] [--margin 0.25]
  *   straggler_report --delays SPEC --seed S --ranks N --steps K   print the seeded delays a trainer
  *                    with --jitter SPEC --seed S draws (ms, a line per step, a column per rank)
+ *   straggler_report STATS.json --recorded-delays      the delays the run recorded, in the same form
  *
  * Prints a line per rank (median compute and wait, the share of steps it was the slowest in), the
  * mean and median step, the realised mean of the slowest rank's emulated delay, and a last line
@@ -70,6 +71,7 @@ int main(int argc, char **argv) {
     double min_fraction = 0.8, margin = 0.25;
     const char *delays = NULL;
     uint64_t seed = 1;
+    bool recorded = false;
     const cli_opt_t opts[] = {
         {"warmup", CLI_INT, &warmup, "steps left out at the start (first touches, start-up skew)", .min = 0,
          .max = 1 << 30},
@@ -81,6 +83,7 @@ int main(int argc, char **argv) {
         {"seed", CLI_U64, &seed, "--delays: the trainer's --seed"},
         {"ranks", CLI_INT, &ranks, "--delays: ranks", .min = 0, .max = 1 << 20},
         {"steps", CLI_INT, &steps, "--delays: steps", .min = 0, .max = 1 << 24},
+        {"recorded-delays", CLI_FLAG, &recorded, "print the emulated delays the stats file recorded, as --delays does"},
         CLI_END,
     };
     const char *pos[1];
@@ -102,6 +105,15 @@ int main(int argc, char **argv) {
     if (R < 1 || S < 1) dp_fatal("%s: %d ranks, %d steps: nothing to report", path, R, S);
     double *comp = read_series(jr, R, S, "compute_ms", path), *wait = read_series(jr, R, S, "wait_ms", path);
     double *delay = read_series(jr, R, S, "delay_ms", path);
+    if (recorded) {
+        for (int s = 0; s < S; s++)
+            for (int r = 0; r < R; r++) printf("%.9f%c", delay[(size_t)r * S + s], r + 1 < R ? ' ' : '\n');
+        free(comp);
+        free(wait);
+        free(delay);
+        cJSON_Delete(root);
+        return 0;
+    }
     if (warmup >= S) cli_usage_error("--warmup %d leaves none of the %d steps; give a smaller --warmup", warmup, S);
     int n = S - warmup;
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(root, "straggler");
