@@ -8,6 +8,7 @@
 #   make test-equiv-sweep  the reference over 252 configurations: equivalence never fails correct code
 #   make grade LESSON=01      grade your lessons/ (see grading/README.md)
 #   make bench      benchmarks (ratios against library baselines measured in the same run)
+#   make stragglers lesson 10's straggler lab: DDP's step under seeded jitter on 1-8 ranks vs the model
 #   make gpu-bundle build/gpu-bundle.tar.gz: the GPU checks prebuilt, with the libraries and Open MPI
 #                   they need, for a GPU machine that cannot build (its run.sh OUTDIR runs them)
 #   make skeletons  regenerate lessons/ student files from solutions/
@@ -349,6 +350,11 @@ demo-run: all $(DATASET) $(CORPUS)
 # Benchmarks (see common/mk/bench.sh): ratios against baselines measured in the same run.
 bench: all
 	@sh common/mk/bench.sh
+
+# The straggler lab of lesson 10 (see lessons/10-limits/straggler_lab.sh): out/stragglers/
+.PHONY: stragglers
+stragglers: all
+	@sh lessons/10-limits/straggler_lab.sh out/stragglers
 
 # The scaling lab of lesson 09 (see lessons/09-scaling/lab.sh): out/scaling/
 .PHONY: scaling

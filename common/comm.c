@@ -135,10 +135,20 @@ static uint64_t op_begin(comm_t *c, const char *op, int dst, size_t scount, int 
     return seq;
 }
 
+/* Time the calling thread spends inside seam operations, from the start of a call (the link
+ * emulator's wait included) to its end: per thread, since a thread is blocked only by its own calls
+ * (DDP's communication thread works while the compute thread computes). */
+static _Thread_local double thread_wait_s, thread_op_t0;
+
+static void wait_start(void) { thread_op_t0 = dp_now(); }
+
+double comm_thread_wait_s(void) { return thread_wait_s; }
+
 static void op_end(comm_t *c) {
     pthread_mutex_lock(&c->inflight_lock);
     c->inflight.deadline = 0;
     pthread_mutex_unlock(&c->inflight_lock);
+    thread_wait_s += dp_now() - thread_op_t0;
 }
 
 static void registry_add(comm_t *c) {
@@ -276,6 +286,7 @@ comm_t *comm_dup(comm_t *parent, const char *name, bool share_counters) {
         c->counters = parent->counters;
     else
         c->own_counters.peers = dp_calloc((size_t)c->size, sizeof *c->own_counters.peers);
+    wait_start();
     op_begin(parent, "comm_dup", -1, 0, -1, 0, DT_U8);
     parent->world->backend->dup(parent, c);
     op_end(parent);
@@ -372,6 +383,7 @@ void comm_send(comm_t *c, const void *buf, size_t count, dtype_t dt, int peer) {
     check_peer(c, "send", peer);
     check_buf(c, "send", buf, count);
     size_t bytes = count * dtype_size(dt);
+    wait_start();
     emulate(c, comm_link_cost_s(c, bytes));
     op_begin(c, "send", peer, count, -1, 0, dt);
     c->world->backend->sendrecv(c, buf, count, peer, NULL, 0, -1, dt);
@@ -382,6 +394,7 @@ void comm_send(comm_t *c, const void *buf, size_t count, dtype_t dt, int peer) {
 void comm_recv(comm_t *c, void *buf, size_t count, dtype_t dt, int peer) {
     check_peer(c, "recv", peer);
     check_buf(c, "recv", buf, count);
+    wait_start();
     op_begin(c, "recv", -1, 0, peer, count, dt);
     c->world->backend->sendrecv(c, NULL, 0, -1, buf, count, peer, dt);
     op_end(c);
@@ -396,6 +409,7 @@ void comm_sendrecv(comm_t *c, const void *sendbuf, size_t sendcount, int dst, vo
     if (dst >= 0) check_buf(c, "sendrecv", sendbuf, sendcount);
     if (src >= 0) check_buf(c, "sendrecv", recvbuf, recvcount);
     size_t sbytes = dst >= 0 ? sendcount * dtype_size(dt) : 0;
+    wait_start();
     if (dst >= 0) emulate(c, comm_link_cost_s(c, sbytes));
     op_begin(c, "sendrecv", dst, sendcount, src, recvcount, dt);
     c->world->backend->sendrecv(c, sendbuf, sendcount, dst, recvbuf, recvcount, src, dt);
@@ -405,6 +419,7 @@ void comm_sendrecv(comm_t *c, const void *sendbuf, size_t sendcount, int dst, vo
 }
 
 void comm_barrier(comm_t *c) {
+    wait_start();
     emulate(c, lib_cost(c, "barrier", 0));
     op_begin(c, "barrier", -1, 0, -1, 0, DT_U8);
     c->world->backend->barrier(c);
@@ -419,6 +434,7 @@ static void lib_begin(comm_t *c, const char *op, size_t count, dtype_t dt) {
     atomic_fetch_add(&c->counters->lib_bytes, bytes);
     atomic_fetch_add(&c->world->all.lib_calls, 1);
     atomic_fetch_add(&c->world->all.lib_bytes, bytes);
+    wait_start();
     emulate(c, lib_cost(c, op, bytes));
     op_begin(c, op, -1, count, -1, count, dt);
 }

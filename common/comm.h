@@ -146,6 +146,12 @@ comm_peer_counters_t comm_peer_counters_diff(comm_peer_counters_t after, comm_pe
 comm_counters_t comm_process_counters(const comm_t *c);
 comm_peer_counters_t comm_process_peer_counters(const comm_t *c, int peer);
 
+/* Seconds the CALLING THREAD has spent inside seam operations so far (sends, receives, collectives,
+ * barriers, on any communicator; the link emulator's wait included): the time it was blocked on
+ * other ranks and the wire. A thread that waits on a communication thread instead (DDP) adds that
+ * wait itself (trainer_add_wait). */
+double comm_thread_wait_s(void);
+
 /* Modelled cost of one message under the link emulator (0 when off). */
 double comm_link_cost_s(const comm_t *c, size_t bytes);
 

@@ -131,6 +131,11 @@ static cli_opt_t *options(trainer_config_t *c) {
          "forward and backward on parameters rounded to bf16 or fp16 (fp16: with dynamic loss scaling), "
          "float32 master weights and optimizer state; on a GPU the GEMMs take 16-bit operands and add in float32",
          .choices = "none|bf16|fp16"},
+        {"straggler", CLI_STRING, &c->straggler,
+         "RANK:FACTOR: that rank's compute takes FACTOR times as long (it sleeps after computing; lesson 10)"},
+        {"jitter", CLI_STRING, &c->jitter,
+         "exp:MEAN_MS or lognormal:MEAN_MS:SIGMA: a seeded random delay added to every rank's compute each step "
+         "(lesson 10)"},
         CLI_END,
     };
     cli_opt_t *comm = comm_cli_opts(&c->comm), *all = cli_join(table, comm);
@@ -197,6 +202,10 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     }
     cli_parse(argc, argv, opts, usage);
     free(opts);
+    char why[256];
+    if (straggler_parse(c->straggler, &t->straggler, why, sizeof why) != 0 ||
+        jitter_parse(c->jitter, &t->jitter, why, sizeof why) != 0)
+        cli_usage_error("%s", why);
     model_config_t mc;
     apply_preset(c, &mc);
 
@@ -205,6 +214,9 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     comm_set_emulated(t->infra, false); /* bookkeeping is not part of what the emulator models */
     t->rank = comm_rank(t->comm);
     t->world_size = comm_world_size(t->comm);
+    if (t->straggler.rank >= t->world_size)
+        cli_usage_error("--straggler %s: there is no rank %d in a world of %d rank%s; pick one of 0..%d", c->straggler,
+                        t->straggler.rank, t->world_size, t->world_size > 1 ? "s" : "", t->world_size - 1);
     if (t->rank == 0) check_outputs(c);
     t->local_batch = c->batch;
     mem_init(&t->mem);
@@ -268,6 +280,9 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     t->ctx = dp_malloc((size_t)c->batch * (size_t)c->context * sizeof(int32_t));
     t->targets = dp_malloc((size_t)c->batch * sizeof(int32_t));
     t->losses = dp_calloc((size_t)c->steps + 1, sizeof(float));
+    t->step_compute_s = dp_calloc((size_t)c->steps + 1, sizeof(double));
+    t->step_wait_s = dp_calloc((size_t)c->steps + 1, sizeof(double));
+    t->step_delay_s = dp_calloc((size_t)c->steps + 1, sizeof(double));
     if (c->resume) checkpoint_load(t, c->resume);
     logger_init(&t->log, c->log_every, c->steps, t->rank);
     if (t->rank == 0 && t->mp)
@@ -422,6 +437,17 @@ static void write_stats(trainer_t *t) {
     double *all = t->rank == 0 ? dp_malloc((size_t)t->world_size * nfields * sizeof(double)) : NULL;
     comm_lib_gather(t->infra, mine, all, nfields, DT_F64, 0);
     free(mine);
+    /* per step: compute, wait, emulated delay (every rank ran the same steps) */
+    const size_t nsteps = (size_t)t->steps_timed, nper = 3 * nsteps;
+    double *times = dp_malloc((nper ? nper : 1) * sizeof(double));
+    for (size_t i = 0; i < nsteps; i++) {
+        times[i] = t->step_compute_s[i];
+        times[nsteps + i] = t->step_wait_s[i];
+        times[2 * nsteps + i] = t->step_delay_s[i];
+    }
+    double *all_times = t->rank == 0 ? dp_malloc((size_t)t->world_size * (nper ? nper : 1) * sizeof(double)) : NULL;
+    if (nper) comm_lib_gather(t->infra, times, all_times, nper, DT_F64, 0);
+    free(times);
     if (t->rank != 0) return;
     static const char *names[NCOUNTERS] = {"msgs_sent",        "bytes_sent",     "msgs_recv", "bytes_recv",
                                            "lib_calls",        "lib_bytes",      "ops",       "other_msgs_sent",
@@ -430,6 +456,8 @@ static void write_stats(trainer_t *t) {
     cJSON_AddNumberToObject(root, "world_size", t->world_size);
     cJSON_AddNumberToObject(root, "params", (double)model_num_params(&t->model));
     cJSON_AddNumberToObject(root, "steps", (double)t->steps_timed);
+    cJSON_AddStringToObject(root, "straggler", t->cfg.straggler ? t->cfg.straggler : "none");
+    cJSON_AddStringToObject(root, "jitter", t->cfg.jitter ? t->cfg.jitter : "none");
     cJSON *ranks = cJSON_AddArrayToObject(root, "ranks");
     for (int r = 0; r < t->world_size; r++) {
         const double *v = all + (size_t)r * nfields;
@@ -445,6 +473,13 @@ static void write_stats(trainer_t *t) {
         cJSON_AddNumberToObject(o, "mem_peak_total_bytes", v[NCOUNTERS + 2 * MEM_NCATS]);
         cJSON_AddNumberToObject(o, "mem_peak_model_bytes", v[NCOUNTERS + 1 + 2 * MEM_NCATS]);
         cJSON_AddNumberToObject(o, "step_ms_mean", v[NCOUNTERS + 2 + 2 * MEM_NCATS] * 1e3);
+        /* per step, in ms: compute (emulated delay included), wait (blocked in communication), delay */
+        static const char *step_names[3] = {"compute_ms", "wait_ms", "delay_ms"};
+        for (int q = 0; q < 3; q++) {
+            cJSON *a = cJSON_AddArrayToObject(o, step_names[q]);
+            for (size_t i = 0; i < nsteps; i++)
+                cJSON_AddItemToArray(a, cJSON_CreateNumber(all_times[(size_t)r * nper + (size_t)q * nsteps + i] * 1e3));
+        }
         cJSON *peers = cJSON_AddArrayToObject(o, "peers");
         static const char *peer_names[NPEER] = {"msgs_sent", "bytes_sent", "msgs_recv", "bytes_recv"};
         for (int p = 0; p < t->world_size; p++) {
@@ -463,6 +498,7 @@ static void write_stats(trainer_t *t) {
     free(s);
     cJSON_Delete(root);
     free(all);
+    free(all_times);
 }
 
 static void write_samples(trainer_t *t) {
@@ -499,6 +535,17 @@ static double tokens_per_step(const trainer_t *t) {
     return (double)t->local_batch * t->world_size * per_example;
 }
 
+void trainer_add_wait(trainer_t *t, double seconds) { t->added_wait_s += seconds; }
+
+/* Lesson 10's emulated slowness for this rank at step s, after a compute of `compute` seconds: the
+ * straggler's extra (FACTOR − 1)·compute, plus the seeded jitter. Slept AFTER the step's own work,
+ * so it delays this rank's next communication (where the others wait for it) and changes no number. */
+static double emulated_delay(const trainer_t *t, int64_t s, double compute) {
+    double d = jitter_delay_s(&t->jitter, t->cfg.seed, t->rank, s);
+    if (t->rank == t->straggler.rank && compute > 0) d += (t->straggler.factor - 1) * compute;
+    return d;
+}
+
 void trainer_run(trainer_t *t, train_step_fn step_fn) {
     trainer_config_t *c = &t->cfg;
     if (!t->full_params) t->full_params = full_params_default;
@@ -518,11 +565,22 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
         if (!strcmp(c->loss_norm, "tokens")) weigh_by_tokens(t);
         if (t->mp) t->mp->step = s + 1;
         double lr = lr_at(s, c->lr, c->warmup, c->steps, c->min_lr_ratio);
+        double w0 = comm_thread_wait_s() + t->added_wait_s;
         double t0 = dp_now();
         float loss = step_fn(t, lr);
+        double t1 = dp_now();
+        double wait = comm_thread_wait_s() + t->added_wait_s - w0;
+        double delay = emulated_delay(t, s, t1 - t0 - wait);
+        if (delay > 0) {
+            dp_sleep_until(t1 + delay);
+            trace_span(t->trace, "compute", "emulated delay", t1, dp_now());
+        }
         double dt = dp_now() - t0;
         if (t->mp) mp_count_workspace(t->mp, &t->mem);
         trace_span(t->trace, "compute", "step", t0, t0 + dt);
+        t->step_compute_s[t->steps_timed] = dt - wait;
+        t->step_wait_s[t->steps_timed] = wait;
+        t->step_delay_s[t->steps_timed] = delay;
         t->step = s + 1;
         t->step_time_sum += dt;
         t->steps_timed++;
@@ -594,6 +652,9 @@ void trainer_finish(trainer_t *t) {
     records_free(&t->train_records);
     records_free(&t->val_records);
     free(t->losses);
+    free(t->step_compute_s);
+    free(t->step_wait_s);
+    free(t->step_delay_s);
     free(t->dump_grads);
     ops_destroy(t->ops);
     comm_free(t->infra);

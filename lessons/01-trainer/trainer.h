@@ -24,6 +24,7 @@
 #include "model.h"
 #include "optim.h"
 #include "records.h"
+#include "straggler.h"
 #include "trace.h"
 
 #include <stdbool.h>
@@ -54,6 +55,8 @@ typedef struct {
     int log_every, eval_every, eval_batches, save_every, sample;
     const char *save, *resume, *dump, *loss_csv, *stats, *trace, *sample_out;
     const char *mixed_precision; /* "none", "bf16", "fp16" (mixed_precision.h) */
+    /* emulated stragglers (straggler.h, lesson 10): "RANK:FACTOR", "exp:MEAN_MS", ... or NULL */
+    const char *straggler, *jitter;
     /* machine */
     const char *device;
     int threads;
@@ -87,6 +90,13 @@ struct trainer {
     float *dump_grads;      /* gradients after step `start` (the dump's "grad.*") */
     double step_time_sum;
     int64_t steps_timed;
+    /* Per step of this run (index step − first): this rank's compute (the emulated delay included),
+     * its wait (blocked in communication) and the emulated delay alone, in seconds: the --stats
+     * file's per-rank timing, what lesson 10's straggler_report reads. */
+    double *step_compute_s, *step_wait_s, *step_delay_s;
+    double added_wait_s; /* waits outside the comm seam (on a communication thread), trainer_add_wait */
+    straggler_t straggler;
+    jitter_t jitter;
     void *ext;             /* a later lesson's own state */
     mixed_precision_t *mp; /* --mixed-precision bf16|fp16; NULL: float32 */
     /* Set by a trainer whose step works with mixed precision (its gradients are the model's, on
@@ -112,6 +122,10 @@ void trainer_finish(trainer_t *t);
 /* Example i of ds (t->train or t->val) as the trainer cuts them: a window, or with --examples
  * records a record padded with -1 (common/records.h). Returns the positions with a target. */
 int trainer_example(const trainer_t *t, const dataset_t *ds, size_t i, int32_t *ctx, int32_t *target);
+/* A wait of this rank's training thread that the comm seam does not see (for a communication thread
+ * to finish, say): counted in the step's wait time, not its compute. */
+void trainer_add_wait(trainer_t *t, double seconds);
+
 /* Mean loss over the global batch from this rank's mean (an all-reduce on the infra comm). */
 float trainer_global_mean(trainer_t *t, float local_mean);
 /* Validation loss over cfg.eval_batches batches of the validation set (same on every rank). */

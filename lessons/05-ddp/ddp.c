@@ -64,10 +64,13 @@ void ddp_launch(ddp_t *d, int b) {
 }
 
 void ddp_wait_all(ddp_t *d) {
+    double t0 = dp_now();
     pthread_mutex_lock(&d->lock);
     while (d->completed < d->queued) pthread_cond_wait(&d->cv, &d->lock);
     int n = d->queued;
     pthread_mutex_unlock(&d->lock);
+    /* blocked on the communication thread: the step's wait, not its compute (--stats, lesson 10) */
+    trainer_add_wait(d->t, dp_now() - t0);
     /* the optimizer's kernels, queued next on the compute stream, run after every all-reduce */
     for (int i = 0; d->done && i < n; i++) ops_wait_event(d->t->ops, d->done[d->queue[i]]);
 }

@@ -97,11 +97,13 @@ static void prefetch(fsdp_t *f, int u) {
 /* Make unit u's parameters present: wait for its prefetch, or gather it here. */
 static void ensure_gathered(fsdp_t *f, int u) {
     if (f->prefetch) {
+        double t0 = dp_now();
         pthread_mutex_lock(&f->lock);
         bool pending = f->want_unit == u || f->done_unit == u;
         while (f->want_unit == u) pthread_cond_wait(&f->cv, &f->lock);
         if (f->done_unit == u) f->done_unit = -1;
         pthread_mutex_unlock(&f->lock);
+        trainer_add_wait(f->t, dp_now() - t0); /* blocked on the prefetch thread's all-gather */
         if (pending) {
             ops_wait_event(f->t->ops, f->gathered_ev); /* compute waits for the worker's stream */
             return;
