@@ -9,6 +9,7 @@
 #   make grade LESSON=01      grade your lessons/ (see grading/README.md)
 #   make bench      benchmarks (ratios against library baselines measured in the same run)
 #   make stragglers lesson 10's straggler lab: DDP's step under seeded jitter on 1-8 ranks vs the model
+#   make lengths    lesson 10's variable-length lab: cut to the longest, padded, grouped by length
 #   make gpu-bundle build/gpu-bundle.tar.gz: the GPU checks prebuilt, with the libraries and Open MPI
 #                   they need, for a GPU machine that cannot build (its run.sh OUTDIR runs them)
 #   make skeletons  regenerate lessons/ student files from solutions/
@@ -355,6 +356,11 @@ bench: all
 .PHONY: stragglers
 stragglers: all
 	@sh lessons/10-limits/straggler_lab.sh out/stragglers
+
+# The variable-length lab of lesson 10 (see lessons/10-limits/length_lab.sh): out/lengths/
+.PHONY: lengths
+lengths: all $(DATASET)
+	@sh lessons/10-limits/length_lab.sh out/lengths
 
 # The scaling lab of lesson 09 (see lessons/09-scaling/lab.sh): out/scaling/
 .PHONY: scaling
