@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "trainer.h"
 
+#include "loader.h"
 #include "loss_csv.h"
 #include "output.h"
 #include "safetensors.h"
@@ -95,6 +96,11 @@ static cli_opt_t *options(trainer_config_t *c) {
          .min = 0, .max = 1 << 20},
         {"no-shuffle", CLI_FLAG, &c->no_shuffle, "--order sampler: shuffle=False"},
         {"drop-last", CLI_FLAG, &c->drop_last, "--order sampler: drop_last=True"},
+        {"prefetch-depth", CLI_INT, &c->prefetch_depth,
+         "batches the data loader prepares ahead, on its own thread (0: each step fetches its own)", .min = 0,
+         .max = 64},
+        {"loader-delay-ms", CLI_FLOAT, &c->loader_delay_ms,
+         "an emulated slow data source: the loader sleeps this long per batch", .min = 0, .max = 60000},
         {"log-every", CLI_INT, &c->log_every, "print a line every N steps", .min = 1, .max = 1 << 30},
         {"eval-every", CLI_INT, &c->eval_every, "validation loss every N steps (0: at the end only)", .min = 0,
          .max = 1 << 30},
@@ -236,6 +242,7 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     t->ctx = dp_malloc((size_t)c->batch * (size_t)c->context * sizeof(int32_t));
     t->targets = dp_malloc((size_t)c->batch * sizeof(int32_t));
     t->losses = dp_calloc((size_t)c->steps + 1, sizeof(float));
+    t->data_wait = dp_calloc((size_t)c->steps + 1, sizeof(double));
     if (c->resume) checkpoint_load(t, c->resume);
     logger_init(&t->log, c->log_every, c->steps, t->rank);
     if (t->rank == 0 && t->mp)
@@ -257,13 +264,18 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
 
 /* This rank's share of global batch `step`: positions rank, rank + N, rank + 2N, ... (the
  * strided assignment of PyTorch's DistributedSampler). */
-static void fetch_default(trainer_t *t, int64_t step) {
+static void fetch_default(trainer_t *t, int64_t step, int32_t *ctx, int32_t *targets) {
     data_order_batch(&t->order, (uint64_t)step, t->global_idx);
     int N = t->world_size, B = t->local_batch;
     for (int j = 0; j < B; j++) {
         uint32_t example = t->global_idx[(size_t)j * N + (size_t)t->rank];
-        dataset_example(&t->train, t->cfg.context, example, t->ctx + (size_t)j * t->cfg.context, &t->targets[j]);
+        dataset_example(&t->train, t->cfg.context, example, ctx + (size_t)j * t->cfg.context, &targets[j]);
     }
+}
+
+static void loader_fetch(void *ctx, int64_t step, int32_t *tokens, int32_t *targets) {
+    trainer_t *t = ctx;
+    t->fetch(t, step, tokens, targets);
 }
 
 float trainer_global_mean(trainer_t *t, float local_mean) {
@@ -330,7 +342,7 @@ static void write_dump(trainer_t *t, int64_t first, int64_t last) {
 
 /* Per-rank traffic, memory and timing, gathered on rank 0 into one JSON file. */
 static void write_stats(trainer_t *t) {
-    enum { NCOUNTERS = 10, NFIXED = NCOUNTERS + 2 * MEM_NCATS + 3, NPEER = 4 };
+    enum { NCOUNTERS = 10, NFIXED = NCOUNTERS + 2 * MEM_NCATS + 4, NPEER = 4 };
     /* Then, per peer, t->comm's point-to-point traffic with it: which ranks a rank talked to and how
      * much, so that a run over several hosts can be checked link by link (tests/sh/multihost.sh). */
     const size_t nfields = NFIXED + (size_t)NPEER * (size_t)t->world_size;
@@ -354,6 +366,7 @@ static void write_stats(trainer_t *t) {
     mine[NCOUNTERS + 2 * MEM_NCATS] = (double)t->mem.peak_total;
     mine[NCOUNTERS + 1 + 2 * MEM_NCATS] = (double)t->mem.peak_model;
     mine[NCOUNTERS + 2 + 2 * MEM_NCATS] = t->steps_timed ? t->step_time_sum / (double)t->steps_timed : 0;
+    mine[NCOUNTERS + 3 + 2 * MEM_NCATS] = t->steps_timed ? t->data_wait_sum / (double)t->steps_timed : 0;
     for (int p = 0; p < t->world_size; p++) {
         comm_peer_counters_t pc = comm_peer_counters(t->comm, p);
         double *v = mine + NFIXED + (size_t)NPEER * (size_t)p;
@@ -365,6 +378,10 @@ static void write_stats(trainer_t *t) {
     double *all = t->rank == 0 ? dp_malloc((size_t)t->world_size * nfields * sizeof(double)) : NULL;
     comm_lib_gather(t->infra, mine, all, nfields, DT_F64, 0);
     free(mine);
+    /* every rank's wait for data, step by step (the steps this run ran) */
+    size_t nsteps = (size_t)t->steps_timed, first = (size_t)t->step - nsteps;
+    double *waits = t->rank == 0 ? dp_malloc(((size_t)t->world_size * nsteps + 1) * sizeof(double)) : NULL;
+    comm_lib_gather(t->infra, t->data_wait + first, waits, nsteps, DT_F64, 0);
     if (t->rank != 0) return;
     static const char *names[NCOUNTERS] = {"msgs_sent",        "bytes_sent",     "msgs_recv", "bytes_recv",
                                            "lib_calls",        "lib_bytes",      "ops",       "other_msgs_sent",
@@ -388,6 +405,10 @@ static void write_stats(trainer_t *t) {
         cJSON_AddNumberToObject(o, "mem_peak_total_bytes", v[NCOUNTERS + 2 * MEM_NCATS]);
         cJSON_AddNumberToObject(o, "mem_peak_model_bytes", v[NCOUNTERS + 1 + 2 * MEM_NCATS]);
         cJSON_AddNumberToObject(o, "step_ms_mean", v[NCOUNTERS + 2 + 2 * MEM_NCATS] * 1e3);
+        cJSON_AddNumberToObject(o, "data_wait_ms_mean", v[NCOUNTERS + 3 + 2 * MEM_NCATS] * 1e3);
+        cJSON *wait = cJSON_AddArrayToObject(o, "data_wait_ms");
+        for (size_t i = 0; i < nsteps; i++)
+            cJSON_AddItemToArray(wait, cJSON_CreateNumber(waits[(size_t)r * nsteps + i] * 1e3));
         cJSON *peers = cJSON_AddArrayToObject(o, "peers");
         static const char *peer_names[NPEER] = {"msgs_sent", "bytes_sent", "msgs_recv", "bytes_recv"};
         for (int p = 0; p < t->world_size; p++) {
@@ -399,6 +420,7 @@ static void write_stats(trainer_t *t) {
         }
         cJSON_AddItemToArray(ranks, o);
     }
+    if (t->stats_extra) t->stats_extra(t, root);
     char *s = cJSON_Print(root);
     dp_out_t o;
     if (dp_out_open(&o, t->cfg.stats) != 0 || (fputs(s, o.f), dp_out_close(&o) != 0))
@@ -406,6 +428,7 @@ static void write_stats(trainer_t *t) {
     free(s);
     cJSON_Delete(root);
     free(all);
+    free(waits);
 }
 
 static void write_samples(trainer_t *t) {
@@ -449,14 +472,21 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
     if (!t->fetch) t->fetch = fetch_default;
     if (!t->save) t->save = checkpoint_save;
     int64_t first = t->step;
-    loss_csv_t csv = {0};
+    loss_csv_t csv = {.extra_header = t->csv_extra_header};
     if (c->loss_csv && t->rank == 0) loss_csv_open(&csv, c->loss_csv, first);
+    loader_t *loader =
+        loader_start(loader_fetch, t, (size_t)t->local_batch * (size_t)c->context, (size_t)t->local_batch,
+                     c->prefetch_depth, c->loader_delay_ms * 1e-3, first, c->steps);
     float final_val = NAN;
     if (t->mp && !t->mixed_precision_ok)
         dp_fatal("--mixed-precision %s: %s does not support it (lessons 01, 05, 06, 07 and 08's trainers do)",
                  c->mixed_precision, dp_progname());
     for (int64_t s = first; s < c->steps; s++) {
-        t->fetch(t, s);
+        double w0 = dp_now();
+        t->data_wait[s] = loader_next(loader, s, t->ctx, t->targets);
+        t->data_wait_sum += t->data_wait[s];
+        if (c->prefetch_depth > 0 || c->loader_delay_ms > 0)
+            trace_span(t->trace, "compute", "wait for data", w0, w0 + t->data_wait[s]);
         if (t->mp) t->mp->step = s + 1;
         double lr = lr_at(s, c->lr, c->warmup, c->steps, c->min_lr_ratio);
         double t0 = dp_now();
@@ -494,13 +524,16 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
             if (!last) logger_line(&t->log, "step %6lld | val loss %.4f", (long long)s + 1, val);
         }
         if (last) final_val = val;
-        loss_csv_row(&csv, s + 1, loss, lr, val);
+        char extra[256] = "";
+        if (csv.f && t->csv_extra) t->csv_extra(t, extra, sizeof extra);
+        loss_csv_row_extra(&csv, s + 1, loss, lr, val, extra);
         if (c->save && c->save_every > 0 && (s + 1) % c->save_every == 0 && s + 1 < c->steps) {
             char path[4096];
             step_path(path, sizeof path, c->save, s + 1);
             t->save(t, path);
         }
     }
+    loader_stop(loader);
     logger_done(&t->log);
     /* a run with no steps left (resumed at --steps) evaluates here, and adds no CSV row */
     float val = first < c->steps ? final_val : trainer_eval(t);
@@ -510,6 +543,9 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
         logger_line(&t->log, "mean %.2f ms/step, %.0f tokens/s over %lld steps",
                     1e3 * t->step_time_sum / t->steps_timed,
                     tokens_per_step(t) * (double)t->steps_timed / t->step_time_sum, (long long)t->steps_timed);
+    if (t->steps_timed > 0 && (c->prefetch_depth > 0 || c->loader_delay_ms > 0))
+        logger_line(&t->log, "data loader: prefetch depth %d, delay %g ms: mean %.2f ms/step waiting for data",
+                    c->prefetch_depth, c->loader_delay_ms, 1e3 * t->data_wait_sum / (double)t->steps_timed);
     if (c->save) t->save(t, c->save);
     if (c->dump) write_dump(t, first, t->step);
     if (c->stats) write_stats(t);
@@ -531,6 +567,7 @@ void trainer_finish(trainer_t *t) {
     free(t->ctx);
     free(t->targets);
     free(t->losses);
+    free(t->data_wait);
     free(t->dump_grads);
     ops_destroy(t->ops);
     comm_free(t->infra);
