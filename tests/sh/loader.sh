@@ -43,11 +43,14 @@ assert len(pre["ranks"][0]["data_wait_ms"]) == 12
 assert abs(slow["ranks"][0]["data_wait_ms_mean"] - sum(w) / len(w)) < 1e-6
 PY
 
-# DDP on 2 ranks, and lesson 07's sampler across an epoch (the fixture's 2 ranks x 8 run several epochs)
+# DDP on 2 ranks, and lesson 07's sampler across epochs (on the micro fixture, a few steps an epoch:
+# set_epoch runs on the loader's thread)
 for prog in DDP SAMPLER; do
     eval "p=\$$prog"
-    "$MPIRUN" -np 2 "$p" $F --dump "$TMP/${prog}0.st" >/dev/null 2>&1 || fail "$prog on 2 ranks, no prefetch"
-    "$MPIRUN" -np 2 "$p" $F --dump "$TMP/${prog}2.st" --prefetch-depth 2 --loader-delay-ms 1 --stats "$TMP/$prog.json" \
+    data=""
+    [ $prog = SAMPLER ] && data="--data $ROOT/datasets/fixtures/micro-train.tok"
+    "$MPIRUN" -np 2 "$p" $F $data --dump "$TMP/${prog}0.st" >/dev/null 2>&1 || fail "$prog on 2 ranks, no prefetch"
+    "$MPIRUN" -np 2 "$p" $F $data --dump "$TMP/${prog}2.st" --prefetch-depth 2 --loader-delay-ms 1 --stats "$TMP/$prog.json" \
         >/dev/null 2>&1 || fail "$prog on 2 ranks --prefetch-depth 2"
     same "$(basename "$p") on 2 ranks --prefetch-depth 2 against none" "${prog}0" "${prog}2"
 done
