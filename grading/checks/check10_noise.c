@@ -22,7 +22,6 @@ static void want_estimates(double small, double big, double b, double B, double 
 
 /* What a value that is not the estimate probably is: the usual slips, named. */
 static const char *g2_hint(double got, double small, double big, double b, double B) {
-    if (near(got, (b * big - B * small) / (b - B), 1e-9) && small != big) return "";
     if (near(got, (B * small - b * big) / (B - b), 1e-9))
         return " — it is the formula with b and B (or |G_b|² and |G_B|²) swapped: the BIG batch B weights |G_B|²";
     if (near(got, B * big - b * small, 1e-9)) return " — the division by (B − b) is missing";
@@ -103,18 +102,19 @@ static int averages(void) {
             swapped = (1 - ns.decay) * swapped + ns.decay * g2;
             double want = g2_avg > 0 ? s_avg / g2_avg : NAN;
             const char *why = NULL;
-            if (gs != k)
+            if ((near(got, ratio_avg, 1e-9) || near(got, s / g2, 1e-9)) && !near(got, want, 1e-9))
+                why =
+                    "that is an average of each step's ratio tr(Σ)/|G|² (or this step's own ratio): take the ratio of "
+                    "the two running averages instead (each step's |G|² is noisy, near 0 or even negative)";
+            else if (gs != k)
                 why = "ns->steps must count the updates";
             else if (!near(gg2, g2_avg, 1e-9) || !near(gs_avg, s_avg, 1e-9))
                 why = near(gg2, swapped, 1e-9)
                           ? "the decay weights the OLD average: avg ← decay·avg + (1 − decay)·estimate"
                           : "ns->g2_avg and ns->s_avg: avg ← decay·avg + (1 − decay)·estimate, both from 0";
             else if (!near(got, want, 1e-9))
-                why = isfinite(want) && near(got, ratio_avg, 1e-9)
-                          ? "that is the running average of each step's ratio tr(Σ)/|G|²: take the ratio of the "
-                            "two averages instead (each step's |G|² is noisy and can be near 0 or negative)"
-                      : !isfinite(want) ? "while the average of |G|² is <= 0 there is no estimate: return NAN"
-                                        : "return s_avg / g2_avg";
+                why = !isfinite(want) ? "while the average of |G|² is <= 0 there is no estimate: return NAN"
+                                      : "return s_avg / g2_avg";
             if (why) {
                 printf("FAIL: noise_scale_update, decay %g, update %d (|G_b|² = %.6g, |G_B|² = %.6g, b = 4, B = 32): "
                        "B_simple %.9g, g2_avg %.9g, s_avg %.9g, steps %g; expected %.9g, %.9g, %.9g, %d — %s\n",
@@ -169,7 +169,7 @@ static int synthetic(void) {
         printf("FAIL: gradients drawn as G + noise with tr(Σ)/|G|² = %g exactly (4 ranks × b = 4, 2000 steps, decay "
                "0.995): your B_simple is %.4g, more than 15%% off%s\n",
                want, got,
-               got > 0 && got < want / 2 ? " — far too small: are b and B swapped?"
+               got > 0 && got < want / 2 ? " — far too small: b and B swapped, or an average of per-step ratios?"
                                          : " — check the estimates and that you divide the AVERAGES");
         return 1;
     }
