@@ -8,8 +8,8 @@
 #      every B, first reaches the target. Fitted: steps·B = E_min + S_min·B (McCandlish et al.'s
 #      S = S_min(1 + B_crit/B)), B_crit = E_min/S_min.
 #   2. the estimate: lesson 10's train_noise --noise-scale on 4 ranks × 8 (B = 32), and on 4 × 64
-#      (B = 256), with the same model, optimizer and data: B_simple (running averages) over the 100
-#      steps before its loss reaches the target.
+#      (B = 256), with the same model, optimizer and data: B_simple over the second half of the
+#      steps its loss takes to reach the target.
 #
 # Writes OUT/critical_batch.txt (a table and the numbers), OUT/cb_B*.csv, OUT/noise_B*.csv and,
 # with gnuplot, OUT/critical_batch.png: steps to the target against B (log-log), the fit, and the
@@ -51,16 +51,19 @@ for B in $BATCHES; do
     echo "$B $lr $s" | tee -a "$OUT/sweep.txt"
 done
 # the estimate, from DDP runs at B = 32 (4 ranks x 8) and B = 256 (4 x 64): the same quantity, it must
-# not depend on the batch that measures it; read as the mean of B_simple over the 100 steps before
-# the run's loss reaches the target (the running averages, decay 0.99, span about that many)
+# not depend on the batch that measures it. Read over the second half of each run's way to the
+# target: the per-step estimates of tr(Σ) and |G|² (from the logged |G_b|², |G_B|²) summed separately
+# over those steps, then divided — the paper's averaging, with a window in place of the running
+# average (whose single values, at decay 0.99, still swing by a factor of 2 from step to step).
 estimate() { # LOCAL_BATCH -> "B_simple step"
     B=$((4 * $1))
     nice grading/mpirun -np 4 "$NOISE" $F --batch "$1" --lr "$(lr_of $B)" --steps "$(max_of $B)" --noise-scale \
         --noise-decay 0.99 --loss-csv "$OUT/noise_B$B.csv" >"$OUT/noise_B$B.log" 2>&1 ||
         { echo "critical_batch: the noise-scale run at B = $B failed" >&2; tail -n 5 "$OUT/noise_B$B.log" >&2; exit 1; }
     s=$(steps_to "$OUT/noise_B$B.csv" "$B")
-    awk -F, -v s="$s" 'NR > 1 && $1 + 0 > s - 100 && $1 + 0 <= s && $9 != "nan" { t += $9; n++ }
-        END { if (n) printf "%.0f %s\n", t / n, s; else print "- -" }' "$OUT/noise_B$B.csv"
+    awk -F, -v s="$s" -v B="$B" -v b="$1" 'NR > 1 && $1 + 0 > s / 2 && $1 + 0 <= s {
+            g += (B * $6 - b * $5) / (B - b); t += ($5 - $6) / (1 / b - 1 / B) }
+        END { if (s ~ /^[0-9]+$/ && g > 0) printf "%.0f %s\n", t / g, s; else print "- -" }' "$OUT/noise_B$B.csv"
 }
 set -- $(estimate 8)
 est=$1 s32=$2
@@ -75,7 +78,7 @@ est256=$1 s256=$2
         END { if (n >= 2) { smin = (n * sxy - sx * sy) / (n * sxx - sx * sx); emin = (sy - smin * sx) / n }
               if (n >= 2 && smin > 0) printf "fit steps*B = E_min + S_min*B: E_min = %.0f examples, S_min = %.1f steps, B_crit = E_min/S_min = %.0f\n", emin, smin, emin / smin
               else print "fit: not enough batches reached the target" }' "$OUT/sweep.txt"
-    echo "noise scale from DDP (4 ranks): B_simple = $est at B = 32 (mean of the 100 steps before its loss reached the target at step $s32), $est256 at B = 256 (target at step $s256)"
+    echo "noise scale from DDP (4 ranks): B_simple = $est at B = 32 (over steps $((s32 / 2 + 1))-$s32, its loss reaching the target at $s32), $est256 at B = 256 (over steps $((s256 / 2 + 1))-$s256)"
 } | tee "$OUT/critical_batch.txt"
 if command -v gnuplot >/dev/null 2>&1; then
     set -- $(sed -n 's/.*E_min = \([0-9.-]*\) examples, S_min = \([0-9.-]*\) steps, B_crit = E_min\/S_min = \([0-9]*\).*/\1 \2 \3/p' "$OUT/critical_batch.txt")

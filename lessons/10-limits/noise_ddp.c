@@ -81,8 +81,11 @@ cli_opt_t *noise_cli_options(noise_options_t *o, const cli_opt_t *more) {
 
 static void csv_extra(trainer_t *t, char *buf, size_t n) {
     const noise_ddp_t *nd = t->ext;
-    snprintf(buf, n, "%.9g,%.9g,%.9g,%.9g,%.9g", nd->small_sq, nd->big_sq, noise_scale_g2(&nd->ns),
-             noise_scale_trace(&nd->ns), nd->b_simple);
+    const double v[5] = {nd->small_sq, nd->big_sq, noise_scale_g2(&nd->ns), noise_scale_trace(&nd->ns), nd->b_simple};
+    size_t used = 0;
+    for (int k = 0; k < 5 && used < n; k++) /* "nan", never "-nan": one spelling for whoever reads the file */
+        used += (size_t)(isnan(v[k]) ? snprintf(buf + used, n - used, "%snan", k ? "," : "")
+                                     : snprintf(buf + used, n - used, "%s%.9g", k ? "," : "", v[k]));
 }
 
 static void stats_extra(trainer_t *t, void *json_root) {
