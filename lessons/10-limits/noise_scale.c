@@ -36,12 +36,12 @@ float noise_ddp_train_step(trainer_t *t, double lr) {
     float loss = noise_ddp_forward_backward(nd); /* given: on return nd->local_sq = |this rank's g_b|² */
     double mean_loss, small_sq = 0, big_sq = 0;
     // TODO(10 noise_ddp_train_step): when nd->enabled: nd->small_sq = the MEAN over the ranks of
-    //   |G_b|² (nd->local_sq), nd->big_sq = |G_B|² of the averaged gradient m->grads as the
-    //   optimizer will see it BEFORE clipping (ops_sumsq on t->ops), nd->b_simple from
-    //   noise_scale_update (b = t->local_batch, B = b × t->world_size). Any number of ranks' values
-    //   must cost no extra message: noise_ddp_mean2 averages the loss and one more double in the one
-    //   all-reduce the loss needs anyway. mean_loss = the loss averaged over the ranks (as
-    //   trainer_global_mean). When not enabled: mean_loss = trainer_global_mean(t, loss).
+    //   their |G_b|² (nd->local_sq), nd->big_sq = |G_B|² of the averaged gradient m->grads as the
+    //   all-reduce left it, BEFORE clipping (ops_sumsq on t->ops), nd->b_simple from
+    //   noise_scale_update (b = t->local_batch, B = b × t->world_size). The ranks' |G_b|² travel in
+    //   no extra message: noise_ddp_mean2 averages the loss and one more double in the all-reduce
+    //   the loss needs anyway. mean_loss = the loss averaged over the ranks (as trainer_global_mean
+    //   does it). When not enabled: mean_loss = trainer_global_mean(t, loss).
     (void)small_sq, (void)big_sq;
     mean_loss = trainer_global_mean(t, loss);
     /* every replica holds the same averaged gradient: clip and step locally, identically */
