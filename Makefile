@@ -366,3 +366,9 @@ lengths: all $(DATASET)
 .PHONY: scaling
 scaling: all
 	@sh lessons/09-scaling/lab.sh out/scaling && sh lessons/09-scaling/lr_lab.sh out/scaling
+
+# Lesson 10's critical batch size: a batch-size sweep against the noise scale DDP measures (see
+# lessons/10-limits/critical_batch.sh): out/critical-batch/
+.PHONY: critical-batch
+critical-batch: all
+	@sh lessons/10-limits/critical_batch.sh out/critical-batch

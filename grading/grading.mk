@@ -33,18 +33,20 @@ $(CHECKLIB): $(O)/grading/checks/checklib.o $(O)/grading/checks/gpt_oracle.o
 	$(call say,AR,$@)
 	$(Q)ar rcs $@ $^
 
-# checkNN for a tree built into $(2): grading/checks/checkNN.c + that tree's lesson NN library.
-# $(1)=lesson $(2)=out dir
+# checkNN for a tree built into $(2): grading/checks/checkNN.c + that tree's lesson NN library. A
+# lesson may have more check programs, checkNN_part.c (lesson 10's check10_noise), each linked the same.
+# $(1)=NN or NN_part $(2)=out dir
+check_lesson = $(firstword $(subst _, ,$(1)))
 define check_rules
 $(2)/grading/check$(1).o: grading/checks/check$(1).c $$(BUILD_DEPS)
-	$$(call compile_c,$$@,$$<,-Igrading/checks -Igrading $$($(1)_$(2)_INC))
-$(2)/grading/check$(1): $(2)/grading/check$(1).o $$(if $$(filter 03 04,$(1)),$(2)/grading/allreduce_check$(1).o) $$(CHECKLIB) $$($(1)_$(2)_LIB) $$($(1)_$(2)_STACK) $$(ORACLE_LIB) $$(LIBDPC)
+	$$(call compile_c,$$@,$$<,-Igrading/checks -Igrading $$($(call check_lesson,$(1))_$(2)_INC))
+$(2)/grading/check$(1): $(2)/grading/check$(1).o $$(if $$(filter 03 04,$(1)),$(2)/grading/allreduce_check$(1).o) $$(CHECKLIB) $$($(call check_lesson,$(1))_$(2)_LIB) $$($(call check_lesson,$(1))_$(2)_STACK) $$(ORACLE_LIB) $$(LIBDPC)
 	$$(call say,LD,$$@)
 	$$(Q)$$(CC) $$(CFLAGS) -o $$@ $$^ $$(LDLIBS)
 $(2)/grading/allreduce_check$(1).o: grading/checks/allreduce_check.c $$(BUILD_DEPS)
 	$$(call compile_c,$$@,$$<,-Igrading/checks $$($(1)_$(2)_INC))
 GRADING_CHECKS_$(2) += $(2)/grading/check$(1)
-CHECK_$(1)_$(2) := $(2)/grading/check$(1)
+CHECK_$(call check_lesson,$(1))_$(2) += $(2)/grading/check$(1)
 endef
 CHECK_LESSONS := $(patsubst grading/checks/check%.c,%,$(wildcard grading/checks/check[0-9]*.c))
 ifeq ($(HAVE_REF),1)

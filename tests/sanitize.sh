@@ -6,7 +6,7 @@
 #   asan   build-asan/ (make SANITIZE=address,undefined): the unit tests and the shell tests through
 #          tests/run, then grading/grade 01 05 08 --submission solutions (full marks required)
 #   tsan   build-tsan/ (make SANITIZE=thread): train_ddp (lesson 05: its communication thread, ring
-#          and tree, overlap on and off) and train_fsdp (lesson 08: its prefetch thread) on 2, 3 and
+#          and tree, overlap on and off; the data loader's thread with --prefetch-depth 2) and train_fsdp (lesson 08: its prefetch thread) on 2, 3 and
 #          4 ranks with tests/sh/lib.sh's QUICK options
 #
 # Any sanitizer report fails the run: UBSan and ASan halt on the first one; every report also goes
@@ -46,7 +46,7 @@ start=$(date +%s)
 # of the skeletons, with a time limit per skeleton that ASan's slowdown breaks; the graders of 01,
 # 05 and 08 below cover it), the bug catalogue and the hostile submissions (they grade broken code,
 # not the reference).
-SAN_SHELL="^test_\|^comm$\|^dataset$\|^equiv-hints$\|^equiv-sweep$\|^resume$\|^safetensors_python$\|^skeletons$\|^trainer_errors$"
+SAN_SHELL="^test_\|^comm$\|^dataset$\|^equiv-hints$\|^equiv-sweep$\|^resume$\|^safetensors_python$\|^skeletons$\|^trainer_errors$\|^loader$\|^noise_scale$"
 
 # reports LABEL: fail when a sanitizer wrote a log file since the last call (then show its start).
 reports() {
@@ -108,7 +108,7 @@ tsan() {
     quick="--preset tiny --data datasets/fixtures/tiny-train.tok --val none --batch 8 --log-every 1000"
     for np in 2 3 4; do
         for run in "05-ddp/train_ddp --allreduce ring --bucket-cap-mb 0.01" "05-ddp/train_ddp --allreduce tree --bucket-cap-mb 0.01" \
-            "05-ddp/train_ddp --no-overlap" "08-fsdp/train_fsdp"; do
+            "05-ddp/train_ddp --no-overlap --prefetch-depth 2 --loader-delay-ms 1" "08-fsdp/train_fsdp"; do
             set -- $run
             prog=build-tsan/solutions/$1
             shift

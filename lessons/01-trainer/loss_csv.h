@@ -15,12 +15,15 @@
 typedef struct {
     FILE *f;
     const char *path;
+    const char *extra_header; /* more columns after val_loss ("a,b"), set before loss_csv_open; NULL: none */
 } loss_csv_t;
 
 /* Open path for a run whose first step is `first` (0: a new file; more: continue the file). */
 void loss_csv_open(loss_csv_t *c, const char *path, int64_t first);
 /* The row of step `step` (1-based: after that many steps); NAN val leaves val_loss empty. */
 void loss_csv_row(loss_csv_t *c, int64_t step, float loss, double lr, float val);
+/* The same with the extra columns' values ("1.5,2"; empty: left empty). */
+void loss_csv_row_extra(loss_csv_t *c, int64_t step, float loss, double lr, float val, const char *extra);
 void loss_csv_close(loss_csv_t *c);
 
 #endif

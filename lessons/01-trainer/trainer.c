@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "trainer.h"
 
+#include "loader.h"
 #include "loss_csv.h"
 #include "output.h"
 #include "safetensors.h"
@@ -110,6 +111,11 @@ static cli_opt_t *options(trainer_config_t *c) {
          .choices = "rank|tokens"},
         {"no-shuffle", CLI_FLAG, &c->no_shuffle, "--order sampler: shuffle=False"},
         {"drop-last", CLI_FLAG, &c->drop_last, "--order sampler: drop_last=True"},
+        {"prefetch-depth", CLI_INT, &c->prefetch_depth,
+         "batches the data loader prepares ahead, on its own thread (0: each step fetches its own)", .min = 0,
+         .max = 64},
+        {"loader-delay-ms", CLI_FLOAT, &c->loader_delay_ms,
+         "an emulated slow data source: the loader sleeps this long per batch", .min = 0, .max = 60000},
         {"log-every", CLI_INT, &c->log_every, "print a line every N steps", .min = 1, .max = 1 << 30},
         {"eval-every", CLI_INT, &c->eval_every, "validation loss every N steps (0: at the end only)", .min = 0,
          .max = 1 << 30},
@@ -283,6 +289,7 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     t->step_compute_s = dp_calloc((size_t)c->steps + 1, sizeof(double));
     t->step_wait_s = dp_calloc((size_t)c->steps + 1, sizeof(double));
     t->step_delay_s = dp_calloc((size_t)c->steps + 1, sizeof(double));
+    t->data_wait = dp_calloc((size_t)c->steps + 1, sizeof(double));
     if (c->resume) checkpoint_load(t, c->resume);
     logger_init(&t->log, c->log_every, c->steps, t->rank);
     if (t->rank == 0 && t->mp)
@@ -304,12 +311,12 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
 
 /* This rank's share of global batch `step`: positions rank, rank + N, rank + 2N, ... (the
  * strided assignment of PyTorch's DistributedSampler). */
-static void fetch_default(trainer_t *t, int64_t step) {
+static void fetch_default(trainer_t *t, int64_t step, int32_t *ctx, int32_t *targets) {
     data_order_batch(&t->order, (uint64_t)step, t->global_idx);
     int N = t->world_size, B = t->local_batch;
     for (int j = 0; j < B; j++) {
         uint32_t example = t->global_idx[(size_t)j * N + (size_t)t->rank];
-        trainer_example(t, &t->train, example, t->ctx + (size_t)j * t->cfg.context, &t->targets[j]);
+        trainer_example(t, &t->train, example, ctx + (size_t)j * t->cfg.context, &targets[j]);
     }
 }
 
@@ -333,6 +340,11 @@ static void weigh_by_tokens(trainer_t *t) {
     if (t->world_size > 1) comm_lib_allreduce(t->infra, &mine, &all, 1, DT_F64, REDOP_SUM);
     if (all <= 0) dp_fatal("step %lld: the global batch has no position to predict", (long long)t->step + 1);
     t->model.loss_weight = (float)(t->world_size * mine / all);
+}
+
+static void loader_fetch(void *ctx, int64_t step, int32_t *tokens, int32_t *targets) {
+    trainer_t *t = ctx;
+    t->fetch(t, step, tokens, targets);
 }
 
 float trainer_global_mean(trainer_t *t, float local_mean) {
@@ -402,7 +414,7 @@ static void write_dump(trainer_t *t, int64_t first, int64_t last) {
 
 /* Per-rank traffic, memory and timing, gathered on rank 0 into one JSON file. */
 static void write_stats(trainer_t *t) {
-    enum { NCOUNTERS = 10, NFIXED = NCOUNTERS + 2 * MEM_NCATS + 3, NPEER = 4 };
+    enum { NCOUNTERS = 10, NFIXED = NCOUNTERS + 2 * MEM_NCATS + 4, NPEER = 4 };
     /* Then, per peer, t->comm's point-to-point traffic with it: which ranks a rank talked to and how
      * much, so that a run over several hosts can be checked link by link (tests/sh/multihost.sh). */
     const size_t nfields = NFIXED + (size_t)NPEER * (size_t)t->world_size;
@@ -426,6 +438,7 @@ static void write_stats(trainer_t *t) {
     mine[NCOUNTERS + 2 * MEM_NCATS] = (double)t->mem.peak_total;
     mine[NCOUNTERS + 1 + 2 * MEM_NCATS] = (double)t->mem.peak_model;
     mine[NCOUNTERS + 2 + 2 * MEM_NCATS] = t->steps_timed ? t->step_time_sum / (double)t->steps_timed : 0;
+    mine[NCOUNTERS + 3 + 2 * MEM_NCATS] = t->steps_timed ? t->data_wait_sum / (double)t->steps_timed : 0;
     for (int p = 0; p < t->world_size; p++) {
         comm_peer_counters_t pc = comm_peer_counters(t->comm, p);
         double *v = mine + NFIXED + (size_t)NPEER * (size_t)p;
@@ -448,6 +461,10 @@ static void write_stats(trainer_t *t) {
     double *all_times = t->rank == 0 ? dp_malloc((size_t)t->world_size * (nper ? nper : 1) * sizeof(double)) : NULL;
     if (nper) comm_lib_gather(t->infra, times, all_times, nper, DT_F64, 0);
     free(times);
+    /* every rank's wait for data, step by step (the steps this run ran) */
+    size_t first = (size_t)t->step - nsteps;
+    double *waits = t->rank == 0 ? dp_malloc(((size_t)t->world_size * nsteps + 1) * sizeof(double)) : NULL;
+    comm_lib_gather(t->infra, t->data_wait + first, waits, nsteps, DT_F64, 0);
     if (t->rank != 0) return;
     static const char *names[NCOUNTERS] = {"msgs_sent",        "bytes_sent",     "msgs_recv", "bytes_recv",
                                            "lib_calls",        "lib_bytes",      "ops",       "other_msgs_sent",
@@ -480,6 +497,10 @@ static void write_stats(trainer_t *t) {
             for (size_t i = 0; i < nsteps; i++)
                 cJSON_AddItemToArray(a, cJSON_CreateNumber(all_times[(size_t)r * nper + (size_t)q * nsteps + i] * 1e3));
         }
+        cJSON_AddNumberToObject(o, "data_wait_ms_mean", v[NCOUNTERS + 3 + 2 * MEM_NCATS] * 1e3);
+        cJSON *wait = cJSON_AddArrayToObject(o, "data_wait_ms");
+        for (size_t i = 0; i < nsteps; i++)
+            cJSON_AddItemToArray(wait, cJSON_CreateNumber(waits[(size_t)r * nsteps + i] * 1e3));
         cJSON *peers = cJSON_AddArrayToObject(o, "peers");
         static const char *peer_names[NPEER] = {"msgs_sent", "bytes_sent", "msgs_recv", "bytes_recv"};
         for (int p = 0; p < t->world_size; p++) {
@@ -491,6 +512,7 @@ static void write_stats(trainer_t *t) {
         }
         cJSON_AddItemToArray(ranks, o);
     }
+    if (t->stats_extra) t->stats_extra(t, root);
     char *s = cJSON_Print(root);
     dp_out_t o;
     if (dp_out_open(&o, t->cfg.stats) != 0 || (fputs(s, o.f), dp_out_close(&o) != 0))
@@ -499,6 +521,7 @@ static void write_stats(trainer_t *t) {
     cJSON_Delete(root);
     free(all);
     free(all_times);
+    free(waits);
 }
 
 static void write_samples(trainer_t *t) {
@@ -553,15 +576,22 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
     if (!t->fetch) t->fetch = fetch_default;
     if (!t->save) t->save = checkpoint_save;
     int64_t first = t->step;
-    loss_csv_t csv = {0};
+    loss_csv_t csv = {.extra_header = t->csv_extra_header};
     if (c->loss_csv && t->rank == 0) loss_csv_open(&csv, c->loss_csv, first);
+    loader_t *loader =
+        loader_start(loader_fetch, t, (size_t)t->local_batch * (size_t)c->context, (size_t)t->local_batch,
+                     c->prefetch_depth, c->loader_delay_ms * 1e-3, first, c->steps);
     float final_val = NAN;
     if (t->mp && !t->mixed_precision_ok)
         dp_fatal("--mixed-precision %s: %s does not support it (the trainers of lessons 01 and 05-07 do, and 02 and 08 "
                  "in bf16)",
                  c->mixed_precision, dp_progname());
     for (int64_t s = first; s < c->steps; s++) {
-        t->fetch(t, s);
+        double d0 = dp_now();
+        t->data_wait[s] = loader_next(loader, s, t->ctx, t->targets);
+        t->data_wait_sum += t->data_wait[s];
+        if (c->prefetch_depth > 0 || c->loader_delay_ms > 0)
+            trace_span(t->trace, "compute", "wait for data", d0, d0 + t->data_wait[s]);
         if (!strcmp(c->loss_norm, "tokens")) weigh_by_tokens(t);
         if (t->mp) t->mp->step = s + 1;
         double lr = lr_at(s, c->lr, c->warmup, c->steps, c->min_lr_ratio);
@@ -612,13 +642,16 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
             if (!last) logger_line(&t->log, "step %6lld | val loss %.4f", (long long)s + 1, val);
         }
         if (last) final_val = val;
-        loss_csv_row(&csv, s + 1, loss, lr, val);
+        char extra[256] = "";
+        if (csv.f && t->csv_extra) t->csv_extra(t, extra, sizeof extra);
+        loss_csv_row_extra(&csv, s + 1, loss, lr, val, extra);
         if (c->save && c->save_every > 0 && (s + 1) % c->save_every == 0 && s + 1 < c->steps) {
             char path[4096];
             step_path(path, sizeof path, c->save, s + 1);
             t->save(t, path);
         }
     }
+    loader_stop(loader);
     logger_done(&t->log);
     /* a run with no steps left (resumed at --steps) evaluates here, and adds no CSV row */
     float val = first < c->steps ? final_val : trainer_eval(t);
@@ -628,6 +661,9 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
         logger_line(&t->log, "mean %.2f ms/step, %.0f tokens/s over %lld steps",
                     1e3 * t->step_time_sum / t->steps_timed,
                     tokens_per_step(t) * (double)t->steps_timed / t->step_time_sum, (long long)t->steps_timed);
+    if (t->steps_timed > 0 && (c->prefetch_depth > 0 || c->loader_delay_ms > 0))
+        logger_line(&t->log, "data loader: prefetch depth %d, delay %g ms: mean %.2f ms/step waiting for data",
+                    c->prefetch_depth, c->loader_delay_ms, 1e3 * t->data_wait_sum / (double)t->steps_timed);
     if (c->save) t->save(t, c->save);
     if (c->dump) write_dump(t, first, t->step);
     if (t->mp) mp_count_workspace(t->mp, &t->mem); /* the final evaluation's GEMMs too */
@@ -655,6 +691,7 @@ void trainer_finish(trainer_t *t) {
     free(t->step_compute_s);
     free(t->step_wait_s);
     free(t->step_delay_s);
+    free(t->data_wait);
     free(t->dump_grads);
     ops_destroy(t->ops);
     comm_free(t->infra);

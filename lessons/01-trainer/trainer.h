@@ -48,9 +48,11 @@ typedef struct {
     bool no_shuffle, drop_last;
     /* variable-length examples (common/records.h): "windows" (fixed, the course's) or "records" */
     const char *examples;
-    int group_by_length;   /* records: group runs of this many global batches by length (0: off) */
-    bool pad_to_context;   /* records: every batch padded to the full context (no cutting) */
-    const char *loss_norm; /* "rank": each rank's mean (DDP's); "tokens": weighted to the global mean */
+    int group_by_length;    /* records: group runs of this many global batches by length (0: off) */
+    bool pad_to_context;    /* records: every batch padded to the full context (no cutting) */
+    const char *loss_norm;  /* "rank": each rank's mean (DDP's); "tokens": weighted to the global mean */
+    int prefetch_depth;     /* batches the loader prepares ahead on its own thread (0: none, loader.h) */
+    double loader_delay_ms; /* an emulated slow source: a sleep per batch in the loader */
     /* output */
     int log_every, eval_every, eval_batches, save_every, sample;
     const char *save, *resume, *dump, *loss_csv, *stats, *trace, *sample_out;
@@ -97,6 +99,8 @@ struct trainer {
     double added_wait_s; /* waits outside the comm seam (on a communication thread), trainer_add_wait */
     straggler_t straggler;
     jitter_t jitter;
+    double *data_wait; /* per step: seconds the step waited for its batch (loader.h) */
+    double data_wait_sum;
     void *ext;             /* a later lesson's own state */
     mixed_precision_t *mp; /* --mixed-precision bf16|fp16; NULL: float32 */
     /* Set by a trainer whose step works with mixed precision (its gradients are the model's, on
@@ -105,8 +109,17 @@ struct trainer {
     bool mixed_precision_ok;
     /* Hooks a later lesson may replace (defaults: the whole model lives on every rank, and this
      * rank's share of global batch `step` comes from t->order, positions rank, rank + N, ...). */
-    void (*fetch)(trainer_t *t, int64_t step); /* fill t->ctx, t->targets */
+    /* fill ctx and targets with this rank's batch of `step`; with --prefetch-depth > 0 it runs on the
+     * loader's thread, ahead of the step: it may use t->train, t->order, t->cfg, t->global_idx and
+     * its fetch_ctx, nothing the step changes */
+    void (*fetch)(trainer_t *t, int64_t step, int32_t *ctx, int32_t *targets);
     void *fetch_ctx;
+    /* A later lesson's own per-step numbers (lesson 10's noise scale): csv_extra writes the values of
+     * the loss CSV's extra columns, named by csv_extra_header ("a,b"), for the step that just ended
+     * (rank 0); stats_extra adds to the --stats JSON object (a cJSON *, rank 0). NULL: none. */
+    const char *csv_extra_header;
+    void (*csv_extra)(trainer_t *t, char *buf, size_t n);
+    void (*stats_extra)(trainer_t *t, void *json_root);
     void (*full_params)(trainer_t *t, float *out); /* every parameter, on rank 0 */
     void (*full_grads)(trainer_t *t, float *out);  /* every gradient, on rank 0 */
     void (*save)(trainer_t *t, const char *path);  /* write a checkpoint (default checkpoint_save) */

@@ -7,7 +7,7 @@
 
 #include <stdlib.h>
 
-static void fetch(trainer_t *t, int64_t step) {
+static void fetch(trainer_t *t, int64_t step, int32_t *ctx, int32_t *targets) {
     sampler_state_t *st = t->fetch_ctx;
     size_t B = (size_t)t->local_batch;
     if (st->steps_per_epoch == 0)
@@ -20,7 +20,7 @@ static void fetch(trainer_t *t, int64_t step) {
         st->epoch = epoch;
     }
     const uint32_t *idx = st->indices + (size_t)(step % (int64_t)st->steps_per_epoch) * B;
-    dataset_gather(&t->train, t->cfg.context, idx, B, t->ctx, t->targets);
+    dataset_gather(&t->train, t->cfg.context, idx, B, ctx, targets);
 }
 
 void sampler_attach(trainer_t *t, sampler_state_t *st) {
