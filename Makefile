@@ -362,10 +362,14 @@ stragglers: all
 lengths: all $(DATASET)
 	@sh lessons/10-limits/length_lab.sh out/lengths
 
-# The scaling lab of lesson 09 (see lessons/09-scaling/lab.sh): out/scaling/
+# The scaling labs: lesson 09's (see lessons/09-scaling/lab.sh) into out/scaling/, then lesson 10's
+# three (stragglers, lengths, the critical batch size) into their own folders under out/
 .PHONY: scaling
-scaling: all
+scaling: all $(DATASET)
 	@sh lessons/09-scaling/lab.sh out/scaling && sh lessons/09-scaling/lr_lab.sh out/scaling
+	@sh lessons/10-limits/straggler_lab.sh out/stragglers
+	@sh lessons/10-limits/length_lab.sh out/lengths
+	@sh lessons/10-limits/critical_batch.sh out/critical-batch
 
 # Lesson 10's critical batch size: a batch-size sweep against the noise scale DDP measures (see
 # lessons/10-limits/critical_batch.sh): out/critical-batch/
