@@ -304,7 +304,7 @@ grade:
 
 # The word-list dataset too, so every lesson command runs after a plain make (where the word list is
 # not installed, the programs point to make dataset, which says what to install).
-all: $(LIBDPC) $(TREE_$(O)/solutions) $(TREE_$(O)/lessons) $(DATASET_TOOLS) $(GRADING_TOOLS) \
+all: $(LIBDPC) $(if $(HAVE_REF),$(QUIZ)) $(TREE_$(O)/solutions) $(TREE_$(O)/lessons) $(DATASET_TOOLS) $(GRADING_TOOLS) \
 	$(GRADING_CHECKS_$(O)/solutions) $(GRADING_CHECKS_$(O)/lessons) $(if $(wildcard $(WORDS)),$(DATASET)) \
 	$(if $(wildcard $(FORTUNES)),$(CORPUS))
 
