@@ -81,7 +81,7 @@ endif
 # It needs the reference (a student release has none: make quiz says so).
 QUIZ_SRCS := $(sort $(wildcard grading/quizzes/q[0-9]*.c))
 QUIZ_LESSONS := $(patsubst grading/quizzes/q%.c,%,$(QUIZ_SRCS))
-QUIZ := $(O)/grading/quizzes/quiz
+QUIZ := $(O)/grading/quiz
 QUIZ_REGISTRY := $(O)/grading/quizzes/quiz_lessons.h
 QUIZ_REGISTRY_LINE := \#define QUIZ_LESSONS $(foreach l,$(QUIZ_LESSONS),QUIZ_LESSON($(l)))
 ifneq ($(PROBE),)

@@ -40,8 +40,8 @@ void quiz_00(quiz_t *qz, rng_t *r) {
     double fa, fb;
     fit_alpha_beta(sizes, secs, 3, &fa, &fb);
     quiz_why(quiz_number(qz, fa * 1e6, 0.01,
-                         "Ping-pong on another link measures one-way times of %.4g us for %.0f bytes, %.4g us for "
-                         "%.0f bytes and %.4g us for %.0f bytes. What latency alpha (us) does the straight-line fit "
+                         "Ping-pong on another link measures one-way times of %.6g us for %.0f bytes, %.6g us for "
+                         "%.0f bytes and %.6g us for %.0f bytes. What latency alpha (us) does the straight-line fit "
                          "give?",
                          secs[0] * 1e6, sizes[0], secs[1] * 1e6, sizes[1], secs[2] * 1e6, sizes[2]),
              "the points lie on a line T = alpha + b/beta: its slope (T3 - T1)/(b3 - b1) = 1/beta gives beta = %.4g "

@@ -21,7 +21,7 @@ void quiz_01(quiz_t *qz, rng_t *r) {
                          "(t = 1, m = v = 0) on an element theta = %g whose gradient is %g. By how much does theta "
                          "change (theta_1 - theta_0, with its sign)?",
                          hp.weight_decay, lr, theta0, g),
-             "decay first: theta*(1 - lr*wd) = %g; then m = 0.1*g, v = 0.001*g^2; bias-corrected m/(1-0.9) = g and "
+             "decay first: theta*(1 - lr*wd) = %.7g; then m = 0.1*g, v = 0.001*g^2; bias-corrected m/(1-0.9) = g and "
              "sqrt(v/(1-0.999)) = |g|, so the step is -lr*g/(|g| + eps) = %+g: in all %+g",
              theta0 * (1 - lr * hp.weight_decay), -lr * (g > 0 ? 1 : -1), d1);
 

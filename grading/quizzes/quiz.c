@@ -11,7 +11,8 @@
  * (a list); blank lines and lines starting with # are ignored. The numbers of a quiz are drawn from
  * the student id and the lesson (a hash of both seeds common/rng.h's generator), so two students get
  * different numbers and the same student always the same. grading/quiz (the shell front) adds the
- * JSON and Gradescope reports. Exit status: 0 full marks, 1 below, 2 bad input. */
+ * JSON and Gradescope reports. Exit status: 0 full marks, 1 below, 2 bad input; asked in a terminal,
+ * 0 once the quiz ran (its score is printed; stdin may end early), 2 for bad input. */
 #define _POSIX_C_SOURCE 200809L
 #include "quiz.h"
 #include "quiz_lessons.h"
@@ -159,7 +160,7 @@ static int interactive(const quiz_t *qz, const char *lesson, const char *student
             fflush(stdout);
             if (!fgets(line, sizeof line, stdin)) {
                 printf("\nScore: %d/%d (stopped at question %d)\n", score, qz->n, i + 1);
-                return 1;
+                return 0;
             }
             int right;
             char err[256];
@@ -178,7 +179,7 @@ static int interactive(const quiz_t *qz, const char *lesson, const char *student
         }
     }
     printf("Score: %d/%d\n", score, qz->n);
-    return score == qz->n ? 0 : 1;
+    return 0;
 }
 
 /* One TSV row per question in grade's results format (grading/report.c), its working in a file. */
@@ -294,7 +295,18 @@ int main(int argc, char **argv) {
             key = 1;
         else if (!strcmp(a, "--list"))
             list = 1;
-        else if (a[0] == '-')
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            printf("usage: quiz NN [--student ID] [--questions | --answers FILE]   (grading/quiz adds --format, "
+                   "--out)\n"
+                   "  --student ID       the numbers are drawn from it (default: $USER when asked in a terminal)\n"
+                   "  --questions        print the questions as an answers file to fill (also --print)\n"
+                   "  --answers FILE     grade FILE: lines 'N: ANSWER'; 'Score: x/y' last\n"
+                   "  --answer-key       the computed answers (tests, instructors)\n"
+                   "  --results-tsv FILE with --answers: grade's result table (grading/report.c)\n"
+                   "  --outputs DIR      with --results-tsv: each question's working, one file each\n"
+                   "  --list             the lessons that have a quiz\n");
+            return 0;
+        } else if (a[0] == '-')
             return fail("unknown option or missing value: ", a);
         else if (lesson)
             return fail("one lesson at a time; got a second: ", a);
