@@ -7,6 +7,7 @@
 #   make test-load     the timing lessons' reference graded under load (another grader + busy loops)
 #   make test-equiv-sweep  the reference over 252 configurations: equivalence never fails correct code
 #   make grade LESSON=01      grade your lessons/ (see grading/README.md)
+#   make quiz       build grading/quiz NN, the lessons' self-check quizzes (make test-quiz tests them)
 #   make bench      benchmarks (ratios against library baselines measured in the same run)
 #   make gpu-bundle build/gpu-bundle.tar.gz: the GPU checks prebuilt, with the libraries and Open MPI
 #                   they need, for a GPU machine that cannot build (its run.sh OUTDIR runs them)
