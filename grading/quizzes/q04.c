@@ -23,7 +23,8 @@ void quiz_04(quiz_t *qz, rng_t *r) {
              "%zu = %d * %zu + %zu: the first %zu chunks get one more element (%zu + 1), the rest %zu", count, N,
              count / (size_t)N, count % (size_t)N, count % (size_t)N, count / (size_t)N, count / (size_t)N);
 
-    int rk = quiz_int(r, 0, N - 1), s = quiz_int(r, 0, N - 2);
+    /* the last rank with a long chunk: its right neighbour's is short, so which chunks it sends matters */
+    int rk = (int)(count % (size_t)N) - 1, s = quiz_int(r, 0, N - 2);
     int c = mod(rk - 1 - s, N);
     quiz_why(quiz_number(qz, c, 0,
                          "In the reduce-scatter (steps s = 0 .. N-2, each rank sends to its right neighbour), rank r "
