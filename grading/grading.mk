@@ -111,5 +111,5 @@ $(QUIZ): $(O)/grading/quizzes/quiz.o $(O)/grading/quizzes/quiz_q.o $(patsubst %,
 .PHONY: quiz
 quiz: $(if $(HAVE_REF),$(QUIZ) $(O)/grading/report)
 ifneq ($(HAVE_REF),1)
-	@echo "the quizzes compute their answers with the reference solutions and there are none at $(REF)/: give their folder, REF=dir" >&2; exit 2
+	@echo "the quizzes compute their answers with the reference solutions and there are none at $(REF)/: give their folder, REF=dir grading/quiz NN" >&2; exit 2
 endif
