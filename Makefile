@@ -7,6 +7,7 @@
 #   make test-load     the timing lessons' reference graded under load (another grader + busy loops)
 #   make test-equiv-sweep  the reference over 252 configurations: equivalence never fails correct code
 #   make grade LESSON=01      grade your lessons/ (see grading/README.md)
+#   make quiz       build grading/quiz NN, the lessons' self-check quizzes (make test-quiz tests them)
 #   make bench      benchmarks (ratios against library baselines measured in the same run)
 #   make stragglers lesson 10's straggler lab: DDP's step under seeded jitter on 1-8 ranks vs the model
 #   make lengths    lesson 10's variable-length lab: cut to the longest, padded, grouped by length
@@ -306,7 +307,7 @@ grade:
 
 # The word-list dataset too, so every lesson command runs after a plain make (where the word list is
 # not installed, the programs point to make dataset, which says what to install).
-all: $(LIBDPC) $(TREE_$(O)/solutions) $(TREE_$(O)/lessons) $(DATASET_TOOLS) $(GRADING_TOOLS) \
+all: $(LIBDPC) $(if $(HAVE_REF),$(QUIZ)) $(TREE_$(O)/solutions) $(TREE_$(O)/lessons) $(DATASET_TOOLS) $(GRADING_TOOLS) \
 	$(GRADING_CHECKS_$(O)/solutions) $(GRADING_CHECKS_$(O)/lessons) $(if $(wildcard $(WORDS)),$(DATASET)) \
 	$(if $(wildcard $(FORTUNES)),$(CORPUS))
 

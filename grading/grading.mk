@@ -76,3 +76,42 @@ grader-ready: $(LIBDPC) $(GRADING_TOOLS) $(TREE_$(O)/solutions) $(GRADING_CHECKS
 ifneq ($(HAVE_REF),1)
 	@echo "grading needs the reference solutions and there are none at $(REF)/: give their folder, REF=dir (grading/grade --reference dir)" >&2; exit 2
 endif
+
+# grading/quiz: the lessons' self-check quizzes (grading/quizzes/qNN.c, one file a lesson), linked with
+# the reference lessons as the judge is, so that every answer comes from the course's own code. The
+# registry of quizzes is generated from the qNN.c files present: a new lesson's quiz is one new file.
+# It needs the reference (a student release has none: make quiz says so).
+QUIZ_SRCS := $(sort $(wildcard grading/quizzes/q[0-9]*.c))
+QUIZ_LESSONS := $(patsubst grading/quizzes/q%.c,%,$(QUIZ_SRCS))
+QUIZ := $(O)/grading/quiz
+QUIZ_REGISTRY := $(O)/grading/quizzes/quiz_lessons.h
+QUIZ_REGISTRY_LINE := \#define QUIZ_LESSONS $(foreach l,$(QUIZ_LESSONS),QUIZ_LESSON($(l)))
+ifneq ($(PROBE),)
+ifneq ($(strip $(shell cat $(QUIZ_REGISTRY) 2>/dev/null)),$(strip $(QUIZ_REGISTRY_LINE)))
+$(QUIZ_REGISTRY): FORCE
+endif
+endif
+$(QUIZ_REGISTRY):
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(QUIZ_REGISTRY_LINE)' > $@
+$(O)/grading/quizzes/quiz.o: grading/quizzes/quiz.c $(QUIZ_REGISTRY) $(BUILD_DEPS)
+	$(call compile_c,$@,$<,-Igrading/quizzes -Igrading -I$(O)/grading/quizzes)
+$(O)/grading/quizzes/quiz_q.o: grading/quizzes/quiz_q.c $(BUILD_DEPS)
+	$(call compile_c,$@,$<,-Igrading/quizzes)
+# a lesson's questions see its own headers first, then every lesson's (lesson 09's cost model times
+# the all-reduces of earlier lessons)
+define quiz_rules
+$(O)/grading/quizzes/q$(1).o: grading/quizzes/q$(1).c $$(BUILD_DEPS)
+	$$(call compile_c,$$@,$$<,-Igrading/quizzes -Igrading $$(if $$(L$(1)_NAME),$$(call lesson_inc,$(1))) $$(foreach l,$$(LESSONS),-Ilessons/$$(L$$(l)_NAME)))
+endef
+$(foreach l,$(QUIZ_LESSONS),$(eval $(call quiz_rules,$(l))))
+QUIZ_REF_LIBS := $(foreach l,$(call reverse,$(LESSONS)),$($(l)_$(O)/solutions_LIB))
+$(QUIZ): $(O)/grading/quizzes/quiz.o $(O)/grading/quizzes/quiz_q.o $(patsubst %,$(O)/grading/quizzes/q%.o,$(QUIZ_LESSONS)) \
+		$(QUIZ_REF_LIBS) $(ORACLE_LIB) $(LIBDPC)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+.PHONY: quiz
+quiz: $(if $(HAVE_REF),$(QUIZ) $(O)/grading/report)
+ifneq ($(HAVE_REF),1)
+	@echo "the quizzes compute their answers with the reference solutions and there are none at $(REF)/: give their folder, REF=dir grading/quiz NN" >&2; exit 2
+endif

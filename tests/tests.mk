@@ -36,6 +36,11 @@ test-build: $(TEST_PROGS)
 test-equiv-sweep: test-build
 	EQUIV_SWEEP=full sh tests/sh/equiv-sweep.sh
 
+# Just the quizzes' tests (make test runs them too): grading/quiz and grade-all's quiz columns.
+.PHONY: test-quiz
+test-quiz: all
+	@sh tests/sh/quiz.sh && sh tests/sh/quiz_grade_all.sh
+
 # The timing checks under load (not part of `make test`: about 10 minutes on 2 cores): the
 # reference must keep full marks in lessons 00, 05, 09 and 10 while another grader and a busy loop per
 # core run beside it.

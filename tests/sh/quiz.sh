@@ -1,0 +1,163 @@
+# grading/quiz: every lesson's quiz draws per student, is deterministic, gives full marks to its own
+# answers and less (with the working) to a wrong one; its reports are grade's; bad input is one line;
+# and a few answers are recomputed here from the formulas, independently of the C code (awk).
+. "$(dirname "$0")/lib.sh"
+QUIZ=$BUILD/grading/quiz
+export DPC_PREBUILT=1 # the front must not rebuild inside make test: the build under test is given
+[ -x "$QUIZ" ] || { fail "quiz: $QUIZ is not built (make)"; exit 0; }
+lessons=$("$QUIZ" --list)
+[ "$(echo "$lessons" | wc -w)" -ge 10 ] || fail "quiz: only $(echo $lessons) have a quiz"
+
+# each student's questions and answers, computed once (a call loads the course's libraries: 0.1 s)
+for L in $lessons; do
+    "$QUIZ" "$L" --student alice --questions >"$TMP/$L-alice.q" && "$QUIZ" "$L" --student alice --questions >"$TMP/qa2" &&
+        "$QUIZ" "$L" --student bob --questions >"$TMP/$L-bob.q" || { fail "quiz $L: --questions failed"; continue; }
+    cp "$TMP/$L-alice.q" "$TMP/qa"
+    cp "$TMP/$L-bob.q" "$TMP/qb"
+    n=$(grep -c '^[0-9]*: $' "$TMP/qa")
+    if [ "$n" -lt 5 ] || [ "$n" -gt 10 ]; then fail "quiz $L: $n questions (want 5-10)"; fi
+    if ! cmp -s "$TMP/qa" "$TMP/qa2"; then fail "quiz $L: the same student got different questions"; fi
+    if cmp -s "$TMP/qa" "$TMP/qb" || [ "$(grep -v "student '" "$TMP/qa")" = "$(grep -v "student '" "$TMP/qb")" ]; then
+        fail "quiz $L: alice and bob got the same numbers"
+    fi
+    "$QUIZ" "$L" --student alice --answer-key >"$TMP/key"
+    cp "$TMP/key" "$TMP/$L-alice.key"
+    if "$QUIZ" "$L" --student alice --answers "$TMP/key" >"$TMP/out" 2>&1 && [ "$(tail -n 1 "$TMP/out")" = "Score: $n/$n" ]; then
+        pass "quiz $L: $n questions, drawn per student, the same for the same id, full marks for the computed answers"
+    else
+        fail "quiz $L: the computed answers do not score $n/$n: $(tail -n 3 "$TMP/out")"
+    fi
+    # the first numeric answer off by 10%, a choice moved to the next letter
+    awk '!done && /^[0-9]+: -?[0-9.e+-]+$/ { split($0, a, ": "); printf "%s: %.10g\n", a[1], a[2] * 1.1 + 1; done = 1; next } { print }' \
+        "$TMP/key" >"$TMP/wrong"
+    "$QUIZ" "$L" --student alice --answers "$TMP/wrong" >"$TMP/out" 2>&1
+    rc=$?
+    if [ $rc = 1 ] && [ "$(tail -n 1 "$TMP/out")" = "Score: $((n - 1))/$n" ] && grep -q '^    the answer: ' "$TMP/out" &&
+        [ "$(grep -A4 'WRONG' "$TMP/out" | sed -n 5p | wc -c)" -gt 20 ]; then
+        pass "quiz $L: a wrong answer scores $((n - 1))/$n (exit 1) with the answer and its working"
+    else
+        fail "quiz $L: a wrong answer (exit $rc): $(head -c 600 "$TMP/out")"
+    fi
+done
+
+# ---- independent computations (awk, from the lessons' formulas) of some answers ----------------
+# ans L ID Q: the quiz's answer to question Q; text L ID Q: its question text
+ans() {
+    [ -f "$TMP/$1-$2.key" ] || "$QUIZ" "$1" --student "$2" --answer-key >"$TMP/$1-$2.key"
+    sed -n "s/^$3: //p" "$TMP/$1-$2.key"
+}
+text() { sed -n "s/^# $3\. //p" "$TMP/$1-$2.q"; }
+close() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= 1e-6 * m + 1e-9) }'; }
+for id in alice bob; do
+    # 04 q3: the ring's bytes sent by rank r: every chunk but r (reduce-scatter), every chunk but r+1
+    t=$(text 04 "$id" 1)
+    count=$(echo "$t" | sed -n 's/A buffer of \([0-9]*\) floats is split into \([0-9]*\) chunks.*/\1/p')
+    N=$(echo "$t" | sed -n 's/A buffer of \([0-9]*\) floats is split into \([0-9]*\) chunks.*/\2/p')
+    r=$(text 04 "$id" 3 | sed -n 's/How many bytes does rank \([0-9]*\) send.*/\1/p')
+    want=$(awk -v c="$count" -v N="$N" -v r="$r" 'BEGIN { b = int(c / N); e = c % N
+        for (i = 0; i < N; i++) { len = b + (i < e); if (i != r) s += len; if (i != (r + 1) % N) s += len }
+        print 4 * s }')
+    got=$(ans 04 "$id" 3)
+    if [ -n "$count" ] && [ "$got" = "$want" ]; then pass "quiz 04 ($id): ring bytes of rank $r for $count floats on $N ranks = $want, as awk computes"; else fail "quiz 04 ($id): ring bytes $got, awk says $want (count $count, N $N, rank $r)"; fi
+
+    # 07 q4: rank N-1's indices without shuffle, padded with the head
+    t=$(text 07 "$id" 1)
+    L7=$(echo "$t" | sed -n 's/.*dataset of \([0-9]*\) examples and \([0-9]*\) replicas.*/\1/p')
+    N7=$(echo "$t" | sed -n 's/.*dataset of \([0-9]*\) examples and \([0-9]*\) replicas.*/\2/p')
+    want=$(awk -v L="$L7" -v N="$N7" 'BEGIN { ns = int((L + N - 1) / N); r = N - 1
+        for (j = 0; j < ns; j++) { i = r + j * N; printf "%s%d", j ? " " : "", i % L } }')
+    got=$(ans 07 "$id" 4)
+    if [ -n "$L7" ] && [ "$got" = "$want" ]; then pass "quiz 07 ($id): sampler indices of rank $((N7 - 1)) for L=$L7, N=$N7: $want"; else fail "quiz 07 ($id): sampler indices '$got', awk says '$want'"; fi
+
+    # 08 q1 and q4: FSDP's chunk ceil(n/N) and 3(N-1) * sum(c) * 4 bytes a step
+    t=$(text 08 "$id" 1)
+    set -- $(echo "$t" | sed -n 's/FSDP on \([0-9]*\) ranks shards a model of three units of \([0-9]*\), \([0-9]*\) and \([0-9]*\) parameters.*/\1 \2 \3 \4/p')
+    if [ $# = 4 ]; then
+        want=$(awk -v N="$1" -v a="$2" -v b="$3" -v c="$4" 'BEGIN { s = int((a+N-1)/N) + int((b+N-1)/N) + int((c+N-1)/N); print int((a+N-1)/N), 3*(N-1)*s*4 }')
+        got="$(ans 08 "$id" 1) $(ans 08 "$id" 4)"
+        if [ "$got" = "$want" ]; then pass "quiz 08 ($id): chunk and step traffic $want"; else fail "quiz 08 ($id): chunk and traffic '$got', awk says '$want'"; fi
+    else
+        fail "quiz 08 ($id): cannot read the units from: $t"
+    fi
+
+    # 05 q1: PyTorch's bucket rule over the drawn sizes and cap
+    t=$(text 05 "$id" 1)
+    sizes=$(echo "$t" | sed -n 's/.*sizes in bytes: \([0-9, ]*\)\. DDP runs.*/\1/p' | tr -d ',')
+    cap=$(echo "$t" | sed -n 's/.*(\([0-9]*\) bytes)\. How many.*/\1/p')
+    want=$(echo "$sizes" | awk -v cap="$cap" '{ n = 0; open = 0; for (i = NF; i >= 1; i--) { open += $i; if (open >= cap || i == 1) { n++; open = 0 } } print n }')
+    got=$(ans 05 "$id" 1)
+    if [ -n "$cap" ] && [ "$got" = "$want" ]; then pass "quiz 05 ($id): $want buckets for [$sizes] at cap $cap"; else fail "quiz 05 ($id): $got buckets, awk says $want ([$sizes], cap $cap)"; fi
+
+    # 01 q1: AdamW's first step, theta(1 - lr wd) - lr g/(|g| + eps) - theta
+    t=$(text 01 "$id" 1)
+    set -- $(echo "$t" | sed -n 's/.*weight_decay \([0-9.e-]*\), lr \([0-9.e-]*\)).*theta = \([0-9.e-]*\) whose gradient is \([0-9.e-]*\)\..*/\1 \2 \3 \4/p')
+    if [ $# = 4 ]; then
+        want=$(awk -v wd="$1" -v lr="$2" -v th="$3" -v g="$4" 'BEGIN { a = g < 0 ? -g : g; printf "%.10g", th * (1 - lr * wd) - lr * g / (a + 1e-8) - th }')
+        got=$(ans 01 "$id" 1)
+        if awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= 1e-3 * m) }'; then
+            pass "quiz 01 ($id): AdamW's first step $got (awk, in double: $want)"
+        else
+            fail "quiz 01 ($id): AdamW's first step $got, awk says $want"
+        fi
+    else
+        fail "quiz 01 ($id): cannot read the hyperparameters from: $t"
+    fi
+
+    # 09 q3: the predicted step, compute/min(N, cores) + b * ring(|g|/b)
+    t=$(text 09 "$id" 3)
+    set -- $(echo "$t" | sed -n 's/.*takes \([0-9]*\) ms of compute.*N = \([0-9]*\) ranks sharing \([0-9]*\) cores; the \([0-9]*\) MiB gradient goes as \([0-9]*\) equal.*alpha = \([0-9.]*\) us, beta = \([0-9.]*\) GB\/s.*/\1 \2 \3 \4 \5 \6 \7/p')
+    if [ $# = 7 ]; then
+        want=$(awk -v c="$1" -v N="$2" -v k="$3" -v mib="$4" -v b="$5" -v a="$6" -v be="$7" 'BEGIN {
+            p = N < k ? N : k; g = mib * 1048576 / b
+            printf "%.10g", c / p + b * (2 * (N - 1) * a * 1e-3 + 2 * (N - 1) / N * g / (be * 1e9) * 1e3) }')
+        got=$(ans 09 "$id" 3)
+        if close "$got" "$want"; then pass "quiz 09 ($id): predicted step $got ms (awk: $want)"; else fail "quiz 09 ($id): predicted step $got ms, awk says $want"; fi
+    else
+        fail "quiz 09 ($id): cannot read the model's inputs from: $t"
+    fi
+done
+
+# ---- the reports: grade's JSON and Gradescope, and the interactive mode ------------------------------
+"$QUIZ" 04 --student alice --answer-key | sed '2s/.*/2: 99/' >"$TMP/a04"
+n=$("$QUIZ" 04 --student alice --answer-key | wc -l)
+grading/quiz 04 --student alice --answers "$TMP/a04" --format gradescope --out "$TMP/gs.json" >/dev/null 2>&1
+rc=$?
+if [ $rc = 1 ] && "$BUILD/grading/report" --validate "$TMP/gs.json" && grep -q "\"score\":[[:space:]]*$((n - 1))," "$TMP/gs.json" &&
+    grep -q 'the answer: ' "$TMP/gs.json"; then
+    pass "quiz: --format gradescope is a valid results.json, $((n - 1))/$n, the working in the failed test's output"
+else
+    fail "quiz: --format gradescope (exit $rc): $(head -c 400 "$TMP/gs.json" 2>/dev/null)"
+fi
+grading/quiz 04 --student alice --answers "$TMP/a04" --format json >"$TMP/r.json" 2>"$TMP/text"
+if grep -q "\"max_score\":[[:space:]]*$n," "$TMP/r.json" && grep -q '"state":[[:space:]]*"complete"' "$TMP/r.json" &&
+    [ "$(tail -n 1 "$TMP/text")" = "Score: $((n - 1))/$n" ]; then
+    pass "quiz: --format json on stdout (the text on stderr)"
+else
+    fail "quiz: --format json: $(head -c 300 "$TMP/r.json")"
+fi
+"$QUIZ" 09 --student alice --answer-key | sed 's/^[0-9]*: //' | "$QUIZ" 09 --student alice >"$TMP/out" 2>&1
+n=$("$QUIZ" 09 --student alice --answer-key | wc -l)
+if [ "$(tail -n 1 "$TMP/out")" = "Score: $n/$n" ] && [ "$(grep -c '^> Right' "$TMP/out")" = "$n" ]; then
+    pass "quiz: interactive, one question at a time, all right"
+else
+    fail "quiz: interactive: $(tail -n 5 "$TMP/out")"
+fi
+printf 'nonsense\n1\n' | "$QUIZ" 09 --student alice >"$TMP/out" 2>&1
+if grep -q "is not a number; try again" "$TMP/out" && grep -q "^  the answer: " "$TMP/out"; then
+    pass "quiz: interactive: asks again after an unreadable answer, explains a wrong one"
+else
+    fail "quiz: interactive, bad and wrong answers: $(head -c 400 "$TMP/out")"
+fi
+
+# ---- bad input: one line, non-zero ---------------------------------------------------------------
+printf '1: 4\nthree: 5\n' >"$TMP/malformed"
+printf '1: 4\n42: 5\n' >"$TMP/beyond"
+printf '1: 4\n1: 5\n' >"$TMP/twice"
+expect_error "quiz: an unknown lesson" "there is no quiz for lesson '42'" grading/quiz 42 --student alice --questions
+expect_error "quiz: a missing answers file" "cannot read the answers file $TMP/none" grading/quiz 04 --student alice --answers "$TMP/none"
+expect_error "quiz: a malformed line" "line 2: expected 'QUESTION: ANSWER'" grading/quiz 04 --student alice --answers "$TMP/malformed"
+expect_error "quiz: an answer to a question that does not exist" "there is no question 42" grading/quiz 04 --student alice --answers "$TMP/beyond"
+expect_error "quiz: a question answered twice" "question 1 is answered twice" grading/quiz 04 --student alice --answers "$TMP/twice"
+expect_error "quiz: --answers without --student" "--student ID is required" grading/quiz 04 --answers "$TMP/twice"
+expect_error "quiz: an unknown option" "unknown option --bogus" grading/quiz 04 --bogus
+expect_error "quiz: a bad --format" "--format must be text, json or gradescope" grading/quiz 04 --format xml
