@@ -33,7 +33,8 @@ int sampler_init(sampler_t *s, size_t dataset_len, int num_replicas, int rank, b
 /* Only sets the epoch the NEXT list is drawn for. */
 void sampler_set_epoch(sampler_t *s, int64_t epoch);
 /* This rank's indices for the current epoch into out[0..num_samples); returns num_samples.
- * out must hold at least total_size entries (it is used as scratch). */
+ * out must hold at least max(dataset_len, total_size) entries: it is the scratch for the whole
+ * epoch's list, which is dataset_len long before drop_last cuts it to total_size. */
 size_t sampler_indices(const sampler_t *s, uint32_t *out);
 
 #endif
