@@ -115,6 +115,27 @@ for id in alice bob; do
     else
         fail "quiz 09 ($id): cannot read the model's inputs from: $t"
     fi
+
+    # 10 q1 and q4: E[max] of N exponential delays = mean * H_N; B_simple from the two squared norms
+    t=$(text 10 "$id" 1)
+    set -- $(echo "$t" | sed -n 's/.*N = \([0-9]*\) ranks.*of mean \([0-9]*\) ms.*/\1 \2/p')
+    if [ $# = 2 ]; then
+        want=$(awk -v N="$1" -v m="$2" 'BEGIN { h = 0; for (k = 1; k <= N; k++) h += 1 / k; printf "%.10g", m * h }')
+        got=$(ans 10 "$id" 1)
+        if close "$got" "$want"; then pass "quiz 10 ($id): E[max] of $1 exponential delays of mean $2 ms = $got (awk: $want)"; else fail "quiz 10 ($id): E[max] $got, awk says $want"; fi
+    else
+        fail "quiz 10 ($id): cannot read N and the mean from: $t"
+    fi
+    t=$(text 10 "$id" 4)
+    set -- $(echo "$t" | sed -n 's/.*on \([0-9]*\) ranks with \([0-9]*\) examples each.*before the all-reduce is \([0-9.e+-]*\), and |G_B|^2 after it is \([0-9.e+-]*\)\..*/\1 \2 \3 \4/p')
+    if [ $# = 4 ]; then
+        want=$(awk -v n="$1" -v b="$2" -v s="$3" -v l="$4" 'BEGIN { B = n * b
+            g2 = (B * l - b * s) / (B - b); tr = (s - l) / (1 / b - 1 / B); printf "%.10g", tr / g2 }')
+        got=$(ans 10 "$id" 4)
+        if close "$got" "$want"; then pass "quiz 10 ($id): B_simple $got (awk: $want)"; else fail "quiz 10 ($id): B_simple $got, awk says $want"; fi
+    else
+        fail "quiz 10 ($id): cannot read the norms from: $t"
+    fi
 done
 
 # ---- the reports: grade's JSON and Gradescope, and the interactive mode ------------------------------
