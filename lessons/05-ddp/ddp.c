@@ -167,8 +167,8 @@ static void traced_grad_ready(void *ctx, int param_index) {
     trace_span(d->t->trace, "compute", "hook", t0, dp_now());
 }
 
-float ddp_train_step(trainer_t *t, double lr) {
-    ddp_t *d = t->ext;
+float ddp_forward_backward(ddp_t *d) {
+    trainer_t *t = d->t;
     model_t *m = &t->model;
     d->nlaunched = 0;
     model_zero_grad(m);
@@ -183,15 +183,21 @@ float ddp_train_step(trainer_t *t, double lr) {
     }
     double t2 = dp_now();
     ddp_finish(d);
+    trace_span(t->trace, "compute", "forward", t0, t1);
+    trace_span(t->trace, "compute", "backward", t1, t2);
+    trace_span(t->trace, "compute", "wait for all-reduces", t2, dp_now());
+    return loss;
+}
+
+float ddp_train_step(trainer_t *t, double lr) {
+    ddp_t *d = t->ext;
+    model_t *m = &t->model;
+    float loss = ddp_forward_backward(d);
     double t3 = dp_now();
     /* every replica now holds the same averaged gradient: clip and step locally, identically */
     clip_grad_norm_ops(t->ops, m->grads, model_num_params(m), t->cfg.clip);
     optim_step(&t->optim, m->params, m->grads, lr);
-    double t4 = dp_now();
-    trace_span(t->trace, "compute", "forward", t0, t1);
-    trace_span(t->trace, "compute", "backward", t1, t2);
-    trace_span(t->trace, "compute", "wait for all-reduces", t2, t3);
-    trace_span(t->trace, "compute", "clip + optimizer", t3, t4);
+    trace_span(t->trace, "compute", "clip + optimizer", t3, dp_now());
     return trainer_global_mean(t, loss);
 }
 

@@ -95,6 +95,9 @@ void ddp_wait_all(ddp_t *d);
 void ddp_reset(ddp_t *d);
 /* One DDP training step (t->ext points at the ddp_t). */
 float ddp_train_step(trainer_t *t, double lr);
+/* Its first half: zero the gradients, forward, backward with the hook launching the buckets, and
+ * ddp_finish (traced); returns this rank's loss. Lesson 10's noise scale wraps it. */
+float ddp_forward_backward(ddp_t *d);
 /* Write the buckets and the launch order of the last step as JSON (for the grader). */
 void ddp_write_log(const ddp_t *d, const char *path);
 

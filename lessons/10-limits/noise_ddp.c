@@ -21,35 +21,9 @@ static void measured_launch(ddp_t *d, int b) {
     ddp_launch(d, b);
 }
 
-static void traced_grad_ready(void *ctx, int param_index) {
-    ddp_t *d = ctx;
-    double t0 = dp_now();
-    ddp_grad_ready(ctx, param_index);
-    trace_span(d->t->trace, "compute", "hook", t0, dp_now());
-}
-
 float noise_ddp_forward_backward(noise_ddp_t *nd) {
-    ddp_t *d = &nd->ddp;
-    trainer_t *t = d->t;
-    model_t *m = &t->model;
-    d->nlaunched = 0;
-    nd->local_sq = 0;
-    model_zero_grad(m);
-    double t0 = dp_now();
-    float loss = model_forward(m, t->ctx, t->targets, t->local_batch);
-    double t1 = dp_now();
-    if (d->overlap) {
-        model_backward(m, 1.0f, traced_grad_ready, d);
-    } else {
-        model_backward(m, 1.0f, NULL, NULL);
-        for (int i = m->layout.count - 1; i >= 0; i--) traced_grad_ready(d, i);
-    }
-    double t2 = dp_now();
-    ddp_finish(d);
-    trace_span(t->trace, "compute", "forward", t0, t1);
-    trace_span(t->trace, "compute", "backward", t1, t2);
-    trace_span(t->trace, "compute", "wait for all-reduces", t2, dp_now());
-    return loss;
+    nd->local_sq = 0; /* measured_launch adds every bucket's */
+    return ddp_forward_backward(&nd->ddp);
 }
 
 void noise_ddp_mean2(noise_ddp_t *nd, double a, double b, double *mean_a, double *mean_b) {
