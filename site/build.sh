@@ -13,7 +13,6 @@
 # rewritten by site/links.lua. Nothing here runs the demo or needs a network.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT" || exit 2
 SITE=$ROOT/site
 
 # ---- the page list, the sidebar and the pager (shared by every mode) ----------------------------
@@ -29,12 +28,13 @@ title_of() { # the first heading of a Markdown file
 html_of() { printf '%s\n' "$1" | sed 's/\.md$/.html/'; }
 # root: the relative way up from the page to the site root
 root_of() { printf '%s\n' "$1" | awk -F/ '{ s = ""; for (i = 1; i < NF; i++) s = s "../"; print s }'; }
-ordered() { # every page of the pager, in reading order: path<TAB>title (cached in $SITE_ORDER)
+ordered() ( # every page of the pager, in reading order: path<TAB>title (cached in $SITE_ORDER)
     if [ -n "${SITE_ORDER:-}" ] && [ -s "$SITE_ORDER" ]; then cat "$SITE_ORDER"; return; fi
+    cd "$ROOT" || return
     main_pages | while read -r p; do printf '%s\t%s\n' "$(html_of "$p")" "$(title_of "$p")"; done
     printf 'quiz.html\tQuizzes\n'
     printf 'plots.html\tPlots\n'
-}
+)
 sidebar() { # $1 root, $2 the page's own path (marked current)
     ordered | awk -F'\t' -v root="$1" -v self="$2" '
         BEGIN { print "<h2>Course</h2><ul>" }
@@ -77,6 +77,7 @@ source_page() { # $1 OUT, $2 file
     tmp=$(mktemp "${TMPDIR:-/tmp}/dpc-site.XXXXXX") || return 1
     {
         printf '# %s\n\n' "$f"
+        [ -f "$dir/README.md" ] && echo "$dir/README.md" >>"${SITE_LINKED:-/dev/null}"
         if [ -f "$dir/README.md" ]; then printf 'In [%s](%sREADME.html).\n\n' "$(title_of "$dir/README.md")" ""; fi
         printf '~~~~~~~~~~~~~~~~~~~~ %s\n' "$lang"
         cat "$f"
@@ -90,10 +91,12 @@ source_page() { # $1 OUT, $2 file
     return $rc
 }
 
+# --page and --source work from the caller's folder (the whole build from the repository root)
 case ${1:-} in
 --page) page "$2" "$3" "${4:-}"; exit $? ;;
 --source) source_page "$2" "$3"; exit $? ;;
 esac
+cd "$ROOT" || exit 2
 
 OUT=${1:-build/site}
 T0=$(date +%s%N)
@@ -101,7 +104,9 @@ missing=""
 for t in pandoc clang wasm-ld llvm-ar; do command -v "$t" >/dev/null 2>&1 || missing="$missing $t"; done
 [ -z "$missing" ] || { echo "site: missing:$missing; make deps installs them (pandoc, clang, lld, llvm, wasi-libc, libclang-rt-14-dev-wasm32)" >&2; exit 2; }
 rm -rf "$OUT"
-mkdir -p "$OUT"
+mkdir -p "$OUT" || exit 2
+OUT_SHOWN=$OUT
+OUT=$(cd "$OUT" && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/dpc-site.XXXXXX") || exit 2
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 2' INT TERM
@@ -113,8 +118,8 @@ ordered >"$SITE_ORDER"
 # The quizzes first: the WebAssembly program and the page that runs it
 sh "$SITE/quiz_wasm.sh" "$WORK/wasm" "$OUT/quiz-wasm.js" || exit 2
 cp "$SITE/style.css" "$SITE/wasi.js" "$SITE/quiz.js" "$OUT/"
-SCRIPTS="-V script=quiz-wasm.js -V script=wasi.js -V script=quiz.js" page "$OUT" site/quiz.md || exit 2
-mv "$OUT/site/quiz.html" "$OUT/quiz.html" && rmdir "$OUT/site"
+cp "$SITE/quiz.md" "$WORK/quiz.md"
+(cd "$WORK" && SCRIPTS="-V script=quiz-wasm.js -V script=wasi.js -V script=quiz.js" page "$OUT" quiz.md) || exit 2
 
 # The plots page: the PNGs that exist, and the command for the missing ones
 {
@@ -135,10 +140,7 @@ mv "$OUT/site/quiz.html" "$OUT/quiz.html" && rmdir "$OUT/site"
         [ $n -gt 0 ] || printf 'Not drawn yet: `%s` draws %s into `out/%s/`; then `make site` again.\n\n' "$cmd" "$what" "$d"
     done
 } >"$WORK/plots.md"
-(cd "$WORK" && SITE_ROOT_REL="" pandoc $PANDOC_FLAGS -M pagetitle=Plots -V root="" \
-    -V sidebar="$(cd "$ROOT" && sidebar "" plots.html)" -V pager="$(cd "$ROOT" && pager "" plots.html)" \
-    -o "$ROOT/$OUT/plots.html" plots.md) || exit 2
-[ -d "$OUT/plots" ] || true
+(cd "$WORK" && page "$OUT" plots.md) || exit 2
 
 # The Markdown pages; a lesson's page also lists its reference solutions and its quiz
 for src in $(main_pages); do
@@ -185,4 +187,4 @@ done
 T1=$(date +%s%N)
 files=$(find "$OUT" -type f | wc -l)
 kb=$(du -sk "$OUT" | cut -f1)
-echo "site: $OUT/index.html — $files files, $(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }') MB, built in $(awk -v a="$T0" -v b="$T1" 'BEGIN { printf "%.1f", (b - a) / 1e9 }') s"
+echo "site: $OUT_SHOWN/index.html — $files files, $(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }') MB, built in $(awk -v a="$T0" -v b="$T1" 'BEGIN { printf "%.1f", (b - a) / 1e9 }') s"
