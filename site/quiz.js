@@ -76,7 +76,9 @@ async function grade() {
       current.dataset.verdict = m[2].startsWith("OK") ? "OK" : "WRONG";
       current.parentElement.className = "quiz-q " + (m[2].startsWith("OK") ? "ok" : "wrong");
     } else if (current && line.startsWith("    ")) {
-      current.append(el("pre", { class: "why" }, line.slice(4)));
+      let why = current.querySelector("pre.why");
+      if (!why) current.append((why = el("pre", { class: "why" })));
+      why.textContent += (why.textContent ? "\n" : "") + line.slice(4);
     } else if (line.startsWith("Score:")) {
       result.append(el("p", { id: "quiz-score" }, line));
     }
