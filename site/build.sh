@@ -79,6 +79,11 @@ source_page() { # $1 OUT, $2 file
         printf '# %s\n\n' "$f"
         [ -f "$dir/README.md" ] && echo "$dir/README.md" >>"${SITE_LINKED:-/dev/null}"
         if [ -f "$dir/README.md" ]; then printf 'In [%s](%sREADME.html).\n\n' "$(title_of "$dir/README.md")" ""; fi
+        case $f in solutions/[0-9][0-9]-*/*)
+            l=lessons/$(basename "$dir")
+            [ -f "$l/README.md" ] && printf 'The reference solution, for [%s](../../%s/README.html).\n\n' "$(title_of "$l/README.md")" "$l"
+            ;;
+        esac
         printf '~~~~~~~~~~~~~~~~~~~~ %s\n' "$lang"
         cat "$f"
         printf '\n~~~~~~~~~~~~~~~~~~~~\n'
@@ -163,7 +168,7 @@ done
 cp "$OUT/README.html" "$OUT/index.html"
 
 # Whatever the pages linked: other Markdown pages (and what they link), course files, pictures
-for solution in solutions/*/*.c; do echo "$solution"; done >>"$SITE_LINKED"
+for solution in solutions/*/*.c; do [ -f "$solution" ] && echo "$solution"; done >>"$SITE_LINKED"
 done_list="$WORK/done"
 main_pages >"$done_list"
 while :; do

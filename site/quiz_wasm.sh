@@ -13,6 +13,10 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
 W=$1 OUTJS=$2
 REF=${REF:-solutions}
+ls "$REF"/[0-9][0-9]-*/*.c >/dev/null 2>&1 || {
+    echo "site: the quizzes compute their answers with the reference solutions and there are none at $REF/: give their folder, REF=dir make site" >&2
+    exit 2
+}
 rm -rf "$W" && mkdir -p "$W/ref" "$W/quiz" || exit 2
 
 CC="clang --target=wasm32-wasi"
