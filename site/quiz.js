@@ -5,12 +5,14 @@
 "use strict";
 
 let quizModule = null;
-async function quiz(args, answers) {
+// Everything runs synchronously: the module is small enough to compile on the main thread, so the page
+// is complete (questions, verdicts) when its load event fires.
+function quiz(args, answers) {
   if (!quizModule) {
     const bin = atob(QUIZ_WASM_BASE64);
     const buf = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) buf[i] = bin.charCodeAt(i);
-    quizModule = await WebAssembly.compile(buf);
+    quizModule = new WebAssembly.Module(buf);
   }
   return runWasi(quizModule, ["quiz", ...args], answers === undefined ? {} : { "answers.txt": answers });
 }
@@ -24,11 +26,11 @@ function el(tag, attrs, text) {
 
 function setState(s) { document.body.dataset.quizState = s; }
 
-async function showQuestions(lesson, student) {
+function showQuestions(lesson, student) {
   const box = document.getElementById("quiz-questions");
   box.replaceChildren();
   document.getElementById("quiz-result").replaceChildren();
-  const r = await quiz([lesson, "--student", student, "--questions"]);
+  const r = quiz([lesson, "--student", student, "--questions"]);
   if (r.code !== 0) { box.append(el("p", { class: "error" }, r.stderr.trim())); return 0; }
   // the answers-file form: "#"-prefixed question blocks, each ended by its "N: " line
   let block = [], n = 0;
@@ -54,7 +56,7 @@ async function showQuestions(lesson, student) {
   return n;
 }
 
-async function grade() {
+function grade() {
   const box = document.getElementById("quiz-questions");
   const lesson = box.dataset.lesson, student = box.dataset.student, count = Number(box.dataset.count);
   let file = "";
@@ -62,7 +64,7 @@ async function grade() {
     const v = document.getElementById("answer-" + i).value.trim();
     if (v !== "") file += i + ": " + v + "\n";
   }
-  const r = await quiz([lesson, "--student", student, "--answers", "/answers.txt"], file);
+  const r = quiz([lesson, "--student", student, "--answers", "/answers.txt"], file);
   const result = document.getElementById("quiz-result");
   result.replaceChildren();
   if (r.code === 2) { result.append(el("p", { class: "error" }, r.stderr.trim())); return; }
@@ -87,19 +89,19 @@ async function grade() {
   result.lastChild.append(el("summary", {}, "The report as grading/quiz prints it"), el("pre", { id: "quiz-output" }, r.stdout));
 }
 
-window.addEventListener("DOMContentLoaded", async () => {
+window.addEventListener("DOMContentLoaded", () => {
   const form = document.getElementById("quiz-form");
-  const lessons = await quiz(["--list"]);
+  const lessons = quiz(["--list"]);
   const select = document.getElementById("quiz-lesson");
   for (const l of lessons.stdout.split("\n").filter(Boolean)) select.append(el("option", { value: l }, "Lesson " + l));
-  form.addEventListener("submit", async (e) => { e.preventDefault(); await showQuestions(select.value, document.getElementById("quiz-student").value.trim() || "student"); });
+  form.addEventListener("submit", (e) => { e.preventDefault(); showQuestions(select.value, document.getElementById("quiz-student").value.trim() || "student"); });
   document.getElementById("quiz-submit").addEventListener("click", grade);
   const p = new URLSearchParams(location.search);
   setState("ready");
   if (p.get("lesson")) select.value = p.get("lesson");
   if (p.get("student")) document.getElementById("quiz-student").value = p.get("student");
   if (p.get("lesson") && p.get("student")) {
-    const n = await showQuestions(p.get("lesson"), p.get("student"));
+    const n = showQuestions(p.get("lesson"), p.get("student"));
     setState("asked");
     if (n && p.get("answers") !== null) {
       for (const line of p.get("answers").split("\n")) {
@@ -107,7 +109,7 @@ window.addEventListener("DOMContentLoaded", async () => {
         const input = m && document.getElementById("answer-" + m[1]);
         if (input) input.value = m[2];
       }
-      await grade();
+      grade();
       setState("graded");
     }
   }

@@ -3,7 +3,7 @@
  * file). Everything else answers ENOSYS. runWasi(module, args, files) -> {code, stdout, stderr}. */
 "use strict";
 
-async function runWasi(module, args, files) {
+function runWasi(module, args, files) {
   const ESUCCESS = 0, EBADF = 8, EINVAL = 28, ENOENT = 44, ENOSYS = 52, ESPIPE = 70;
   const enc = new TextEncoder();
   let memory = null;
@@ -119,7 +119,9 @@ async function runWasi(module, args, files) {
     },
   };
   const imports = { wasi_snapshot_preview1: new Proxy(wasi, { get: (t, k) => t[k] || (() => ENOSYS) }) };
-  const instance = await WebAssembly.instantiate(module, imports);
+  // synchronous (a module under 8 MB may be instantiated on the main thread): the page is complete
+  // when its load event fires, with nothing left pending
+  const instance = new WebAssembly.Instance(module, imports);
   memory = instance.exports.memory;
   let code = 0;
   try {

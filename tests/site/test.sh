@@ -75,7 +75,7 @@ compare() { # lesson student file what
     sed -n "s/^$1 \(q[0-9]*\): \(OK\|WRONG\).*/\1 \2/p" "$WORK/native.txt" >"$WORK/native.verdicts"
     sed -n 's/.*<pre id="quiz-output">\([^<]*\)<\/pre>.*/\1/p; /<pre id="quiz-output">/,/<\/pre>/p' "$WORK/page.html" | sed 's/.*<pre id="quiz-output">//; s/<\/pre>.*//' | unescape | sed '${/^$/d}' >"$WORK/page.txt"
     score=$(sed -n 's/.*id="quiz-score">\([^<]*\)<.*/\1/p' "$WORK/page.html")
-    if [ -s "$WORK/native.verdicts" ] && cmp -s "$WORK/page.verdicts" "$WORK/native.verdicts" &&
+    if has "$WORK/page.html" 'data-quiz-state="graded"' && [ -s "$WORK/native.verdicts" ] && cmp -s "$WORK/page.verdicts" "$WORK/native.verdicts" &&
         [ "$score" = "$(tail -n 1 "$WORK/native.txt")" ] && diff -q "$WORK/page.txt" "$WORK/native.txt" >/dev/null; then
         ok "quiz $1, $2, $4: the page says what grading/quiz says ($score; $(tr '\n' ' ' <"$WORK/page.verdicts"))"
     else
