@@ -32,6 +32,12 @@ if has "$WORK/l04.html" 'id="sidebar"' && has "$WORK/l04.html" 'rel="next" href=
     has "$WORK/l04.html" 'href="../../solutions/04-ring-allreduce/ring.c.html"'; then
     ok "lesson 04: sidebar, prev/next, the ASCII diagram in <pre>, a link to the reference ring.c"
 else bad "lesson 04 page (see $WORK/l04.html)"; fi
+dom "file://$SITE/index.html" >"$WORK/index.html"
+lessons=$(ls -d lessons/[0-9][0-9]-*/ | wc -l)
+linked=$(grep -o '<li><a href="lessons/[0-9][0-9]-[^"]*/README.html"' "$WORK/index.html" | sort -u | wc -l)
+if [ "$lessons" -gt 0 ] && [ "$linked" = "$lessons" ] && has "$WORK/index.html" 'rel="next" href="lessons/00-'; then
+    ok "index.html: the sidebar lists all $lessons lessons, and the pager leads to lesson 00"
+else bad "index.html: $linked of $lessons lessons in the sidebar, or no pager (see $WORK/index.html)"; fi
 dom "file://$SITE/solutions/05-ddp/ddp_buckets.c.html" >"$WORK/sol.html"
 if has "$WORK/sol.html" 'class="sourceCode c"' && has "$WORK/sol.html" '<span class="kw">' && has "$WORK/sol.html" 'id="sidebar"'; then
     ok "solutions/05-ddp/ddp_buckets.c: highlighted C"
