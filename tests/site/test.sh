@@ -4,8 +4,9 @@
 # reference solution with highlighted C, TeX math as MathML that Chromium lays out (a fixture page
 # rendered by the site's own pipeline: the lesson texts write their formulas as Unicode in code);
 # (b) no broken internal link or #anchor anywhere (tests/site/links.sh); (c) quizzes answered in the
-# page give the same per-question verdicts, score and report as grading/quiz, for three lessons, with
-# a correct and a partly wrong answers file. Each check is also shown to fail on a broken copy.
+# page give the same per-question verdicts, score and report as grading/quiz, for four lessons, with
+# a correct and a partly wrong answers file. The math, link and quiz checks are also shown to fail
+# (a page without MathML, a broken link and anchor in a copy, another student.s page).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
