@@ -6,7 +6,7 @@
 # (b) no broken internal link or #anchor anywhere (tests/site/links.sh); (c) quizzes answered in the
 # page give the same per-question verdicts, score and report as grading/quiz, for four lessons, with
 # a correct and a partly wrong answers file. The math, link and quiz checks are also shown to fail
-# (a page without MathML, a broken link and anchor in a copy, another student.s page).
+# (a page without MathML, a broken link and anchor in a copy, another student's page).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
