@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/site/test.sh SITE — make test-site: the built site (make site) in a real browser (headless
-# Chromium). Checks: (a) pages render: the start page listing every lesson, a lesson with its sidebar, pager and ASCII diagram in <pre>, a
-# reference solution with highlighted C, TeX math as MathML that Chromium lays out (a fixture page
+# Chromium). Checks: (a) pages render: the start page listing every lesson, a lesson with its
+# sidebar, pager and ASCII diagram in <pre>, a reference solution with highlighted C, TeX math as MathML that Chromium lays out (a fixture page
 # rendered by the site's own pipeline: the lesson texts write their formulas as Unicode in code);
 # (b) no broken internal link or #anchor anywhere (tests/site/links.sh); (c) quizzes answered in the
 # page give the same per-question verdicts, score and report as grading/quiz, for four lessons, with
