@@ -1,12 +1,13 @@
 #!/bin/sh
 # tests/site/test.sh SITE — make test-site: the built site (make site) in a real browser (headless
-# Chromium). Checks: (a) pages render: the start page listing every lesson, a lesson with its
-# sidebar, pager and ASCII diagram in <pre>, a reference solution with highlighted C, TeX math as MathML that Chromium lays out (a fixture page
-# rendered by the site's own pipeline: the lesson texts write their formulas as Unicode in code);
-# (b) no broken internal link or #anchor anywhere (tests/site/links.sh); (c) quizzes answered in the
-# page give the same per-question verdicts, score and report as grading/quiz, for four lessons, with
-# a correct and a partly wrong answers file. The math, link and quiz checks are also shown to fail
-# (a page without MathML, a broken link and anchor in a copy, another student's page).
+# Chromium). Checks: (a) pages render: the start page listing every lesson; a lesson with its
+# sidebar, pager and ASCII diagram in <pre>; a reference solution with highlighted C; TeX math as
+# MathML that Chromium lays out (a fixture page rendered by the site's own pipeline: the lesson texts
+# write their formulas as Unicode in code). (b) No broken internal link or #anchor anywhere
+# (tests/site/links.sh). (c) Quizzes answered in the page give the same per-question verdicts, score
+# and report as grading/quiz, for four lessons, with a correct and a partly wrong answers file. The
+# math, link and quiz checks are also shown to fail (a page without MathML, a broken link and anchor
+# in a copy, another student's page).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
