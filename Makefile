@@ -17,6 +17,8 @@
 #   make format     reformat every C file in the course's style (.clang-format); make format-check
 #                   only lists the files that differ (make test checks it too)
 #   make student-release OUT=dir  the course without solutions/ (for students; see grading/README.md)
+#   make site       build/site/index.html: the course as a static website (pandoc; quizzes in WebAssembly)
+#   make test-site  the site in headless Chromium: rendering, every link, quizzes as grading/quiz
 #   make deps       install the Debian packages the course needs
 #   make compdb     write compile_commands.json for editors
 #   make clean      remove build/ (the next make probes again)
@@ -53,8 +55,8 @@ CONFIG := $(O)/config.mk
 # A student release (make student-release) has no tests/ (they carry the reference's code): there
 # every test goal prints one line and fails (below).
 HAVE_TESTS := $(wildcard tests/tests.mk)
-TEST_GOALS := test test-build test-hostile test-sanitize test-load test-equiv-sweep gpu-bundle
-NOPROBE_GOALS := deps clean help skeletons format format-check test demo test-sanitize student-release $(if $(HAVE_TESTS),,$(TEST_GOALS))
+TEST_GOALS := test test-site test-build test-hostile test-sanitize test-load test-equiv-sweep gpu-bundle
+NOPROBE_GOALS := deps clean help site test-site skeletons format format-check test demo test-sanitize student-release $(if $(HAVE_TESTS),,$(TEST_GOALS))
 PROBE := $(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all))
 ifneq ($(PROBE),)
 -include $(CONFIG)
@@ -377,3 +379,14 @@ scaling: all $(DATASET)
 .PHONY: critical-batch
 critical-batch: all
 	@sh lessons/10-limits/critical_batch.sh out/critical-batch
+
+# The course as a website (site/build.sh): $(O)/site/index.html, a static HTML book built offline with
+# pandoc, its quizzes grading/quiz's own program compiled to WebAssembly. It never runs the demo.
+.PHONY: site test-site
+site:
+	@sh site/build.sh $(O)/site
+ifneq ($(HAVE_TESTS),)
+# The site in headless Chromium (tests/site/test.sh): pages, links, quizzes against grading/quiz
+test-site: site
+	@sh tests/site/test.sh $(O)/site
+endif
