@@ -51,6 +51,12 @@ dom "file://$WORK/site/tests/site/math.html" >"$WORK/math.html"
 if has "$WORK/math.html" '<math display="block"' && has "$WORK/math.html" '<mfrac>' && has "$WORK/math.html" 'data-mathml="rendered"'; then
     ok "TeX math: MathML that Chromium lays out (inline and display)"
 else bad "TeX math is not rendered as MathML (see $WORK/math.html)"; fi
+# every lesson's text has math of its own, rendered (pandoc's MathML in the built page)
+nomath=""
+for f in "$SITE"/lessons/[0-9][0-9]-*/README.html; do grep -q '<math' "$f" || nomath="$nomath ${f#"$SITE"/}"; done
+if [ -z "$nomath" ] && [ -n "$(ls "$SITE"/lessons/[0-9][0-9]-*/README.html 2>/dev/null)" ]; then
+    ok "every lesson page has its formulas as MathML"
+else bad "lesson pages without MathML:$nomath"; fi
 sed 's/\$//g' tests/site/math.md >"$WORK/site/nomath.md" # the same page, its TeX left as text
 (cd "$WORK/site" && sh "$ROOT/site/build.sh" --page "$WORK/site" nomath.md)
 dom "file://$WORK/site/nomath.html" | grep -q 'data-mathml="rendered"' && bad "the math check passes a page without MathML" ||
