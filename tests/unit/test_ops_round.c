@@ -7,6 +7,7 @@
 #include "testutil.h"
 
 #include "half.h"
+#include "half_bits.h"
 #include "half_sweep.h"
 #include "ops.h"
 
@@ -14,27 +15,15 @@
 
 static ops_t *cpu;
 
-static float f_of(uint32_t u) {
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static uint32_t u_of(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
 /* One value through ops_round: its 16-bit pattern, and the widened value must be that pattern's. */
 static uint16_t round1(dtype_t t, float x) {
     uint16_t h = 0xdead;
     float w = NAN;
     ops_round(cpu, t, &x, &h, &w, 1);
     float want = t == DT_BF16 ? bf16_to_float(h) : fp16_to_float(h);
-    if (u_of(w) != u_of(want))
-        fail_msg("%s(%a): widened to 0x%08x, pattern 0x%04x widens to 0x%08x", dtype_name(t), (double)x, u_of(w), h,
-                 u_of(want));
+    if (half_bits_of(w) != half_bits_of(want))
+        fail_msg("%s(%a): widened to 0x%08x, pattern 0x%04x widens to 0x%08x", dtype_name(t), (double)x,
+                 half_bits_of(w), h, half_bits_of(want));
     return h;
 }
 
@@ -42,17 +31,17 @@ static void known_answers(void **state) {
     (void)state;
     /* bf16: ties to even, carries, overflow only from the top of float32's range, subnormals, NaN */
     assert_int_equal(round1(DT_BF16, 1.0f), 0x3f80);
-    assert_int_equal(round1(DT_BF16, f_of(0x3f808000u)), 0x3f80); /* tie, kept even: down */
-    assert_int_equal(round1(DT_BF16, f_of(0x3f818000u)), 0x3f82); /* tie, kept odd: up to even */
-    assert_int_equal(round1(DT_BF16, f_of(0x3f808001u)), 0x3f81); /* above half: up */
-    assert_int_equal(round1(DT_BF16, f_of(0x3f807fffu)), 0x3f80); /* below half: down */
-    assert_int_equal(round1(DT_BF16, f_of(0x3fffffffu)), 0x4000); /* carry into the exponent */
-    assert_int_equal(round1(DT_BF16, f_of(0x7f7fffffu)), 0x7f80); /* FLT_MAX rounds to inf */
+    assert_int_equal(round1(DT_BF16, half_float_of(0x3f808000u)), 0x3f80); /* tie, kept even: down */
+    assert_int_equal(round1(DT_BF16, half_float_of(0x3f818000u)), 0x3f82); /* tie, kept odd: up to even */
+    assert_int_equal(round1(DT_BF16, half_float_of(0x3f808001u)), 0x3f81); /* above half: up */
+    assert_int_equal(round1(DT_BF16, half_float_of(0x3f807fffu)), 0x3f80); /* below half: down */
+    assert_int_equal(round1(DT_BF16, half_float_of(0x3fffffffu)), 0x4000); /* carry into the exponent */
+    assert_int_equal(round1(DT_BF16, half_float_of(0x7f7fffffu)), 0x7f80); /* FLT_MAX rounds to inf */
     assert_int_equal(round1(DT_BF16, -INFINITY), 0xff80);
     assert_int_equal(round1(DT_BF16, -0.0f), 0x8000);
-    assert_int_equal(round1(DT_BF16, f_of(0x00018000u)), 0x0002); /* a subnormal tie, odd: up */
-    assert_int_equal(round1(DT_BF16, f_of(0x00008000u)), 0x0000); /* a subnormal tie, even: 0 */
-    assert_int_equal(round1(DT_BF16, f_of(0x7f800001u)), 0x7fc0); /* low-bit NaN stays NaN, quiet */
+    assert_int_equal(round1(DT_BF16, half_float_of(0x00018000u)), 0x0002); /* a subnormal tie, odd: up */
+    assert_int_equal(round1(DT_BF16, half_float_of(0x00008000u)), 0x0000); /* a subnormal tie, even: 0 */
+    assert_int_equal(round1(DT_BF16, half_float_of(0x7f800001u)), 0x7fc0); /* low-bit NaN stays NaN, quiet */
     /* fp16: 65520 and up overflow to inf, subnormals down to 2^-24, ties to even */
     assert_int_equal(round1(DT_F16, 65504.0f), 0x7bff);
     assert_int_equal(round1(DT_F16, 65519.996f), 0x7bff);
@@ -87,10 +76,12 @@ static void sweep_matches_half(void **state) {
         for (size_t i = 0; i < n; i++) {
             uint16_t want = t == DT_BF16 ? float_to_bf16(x[i]) : float_to_fp16(x[i]);
             float wide = t == DT_BF16 ? bf16_to_float(want) : fp16_to_float(want);
-            if (h[i] != want || h2[i] != want || u_of(w[i]) != u_of(wide) || u_of(inplace[i]) != u_of(wide))
+            if (h[i] != want || h2[i] != want || half_bits_of(w[i]) != half_bits_of(wide) ||
+                half_bits_of(inplace[i]) != half_bits_of(wide))
                 fail_msg("%s of 0x%08x: pattern 0x%04x (alone 0x%04x), widened 0x%08x (in place 0x%08x); half.h "
                          "gives 0x%04x, 0x%08x",
-                         dtype_name(t), u_of(x[i]), h[i], h2[i], u_of(w[i]), u_of(inplace[i]), want, u_of(wide));
+                         dtype_name(t), half_bits_of(x[i]), h[i], h2[i], half_bits_of(w[i]), half_bits_of(inplace[i]),
+                         want, half_bits_of(wide));
         }
     }
     free(x), free(w), free(inplace), free(h), free(h2);
