@@ -191,8 +191,25 @@ $(LIBDPC): $(COMMON_OBJS)
 # lesson text and is compiled once, into $(O)/given/. A "tree" supplies the student's files: REF (the
 # reference solutions, solutions/ by default; a student release has none), lessons/ (you), or any
 # submission directory the grader points at. Each tree's libNN.a is the given objects + its own.
+#
+# The compiled reference (a student release, made by grading/student-release): REF_LIB holds the
+# reference's student objects, stripped, one archive per lesson, in two variants built from the same
+# source: cpu/ (built without the CUDA Toolkit) and, where nvcc was present, cuda/ (device_step.c and
+# the kernels differ). Without reference sources the reference tree is made of those objects
+# instead: everything that links the reference (your lessons' earlier lessons, the grader's judge,
+# the quizzes, the labs) works in a release as in the repository.
 REF ?= solutions
-HAVE_REF := $(if $(wildcard $(REF)/*/*.c),1)
+REF_LIB ?= grading/reference
+HAVE_REF_SRC := $(if $(wildcard $(REF)/*/*.c),1)
+REF_LIB_VARIANT := $(if $(filter 1,$(HAVE_CUDA)),cuda,cpu)
+REF_LIB_DIR := $(REF_LIB)/$(REF_LIB_VARIANT)
+HAVE_REF_LIB := $(if $(HAVE_REF_SRC),,$(if $(wildcard $(REF_LIB_DIR)/*/lib*.a),1))
+HAVE_REF := $(or $(HAVE_REF_SRC),$(HAVE_REF_LIB))
+ifeq ($(HAVE_REF_SRC)$(HAVE_REF_LIB)$(REF_LIB_VARIANT),cuda)
+ifneq ($(wildcard $(REF_LIB)/cpu/*/lib*.a),)
+$(error the compiled reference in $(REF_LIB)/ has no CUDA objects (the release was made where nvcc was missing), and this machine builds CUDA: build with make NO_CUDA=1)
+endif
+endif
 LESSONS :=
 include $(sort $(wildcard lessons/*/lesson.mk))
 
@@ -213,19 +230,22 @@ $$(call obj_of,$(1),,$(2)): lessons/$$(L$(1)_NAME)/$(2) $$(BUILD_DEPS)
 endef
 
 # $(1)=lesson $(2)=tree $(3)=out dir $(4)=out dir of the stack (where LNN_USES libraries come from)
-# $(5)=extra prerequisites of the tree's student objects
+# $(5)=extra prerequisites of the tree's student objects $(6)=extra prerequisites of its programs
+# $(7)=how its student objects are made: student_obj (compiled from the tree), ref_lib_obj (taken
+# from the compiled reference)
 define lesson_tree
 $(1)_$(3)_DIR := $(3)/$$(L$(1)_NAME)
 $(1)_$(3)_INC := $$(call lesson_inc,$(1))
 $(1)_$(3)_LIB := $$($(1)_$(3)_DIR)/lib$(1).a
 $(1)_$(3)_STACK := $$(foreach u,$$(call reverse,$$(L$(1)_USES)),$(4)/$$(L$$(u)_NAME)/lib$$(u).a)
-$$(foreach s,$$(filter $$(L$(1)_STUDENT),$$(L$(1)_SRCS) $$(L$(1)_MAINS)),$$(eval $$(call student_obj,$(1),$(2),$(3),$$(s),compile_c,$(5))))
-$$(foreach s,$$(filter $$(L$(1)_STUDENT),$$(call lesson_cu_srcs,$(1))),$$(eval $$(call student_obj,$(1),$(2),$(3),$$(s),compile_cu,$(5))))
+$$(foreach s,$$(filter $$(L$(1)_STUDENT),$$(L$(1)_SRCS) $$(L$(1)_MAINS)),$$(eval $$(call $(or $(7),student_obj),$(1),$(2),$(3),$$(s),compile_c,$(5))))
+$$(foreach s,$$(filter $$(L$(1)_STUDENT),$$(call lesson_cu_srcs,$(1))),$$(eval $$(call $(or $(7),student_obj),$(1),$(2),$(3),$$(s),compile_cu,$(5))))
 $$($(1)_$(3)_LIB): $$(foreach s,$$(L$(1)_SRCS) $$(call lesson_cu_srcs,$(1)),$$(call obj_of,$(1),$(3),$$(s)))
 	@rm -f $$@
 	$$(call say,AR,$$@)
 	$$(Q)ar rcs $$@ $$^
-$$(foreach m,$$(L$(1)_MAINS),$$(eval $$(call lesson_bin,$(1),$(3),$$(m))))
+$$(foreach m,$$(L$(1)_MAINS),$$(eval $$(call lesson_bin,$(1),$(3),$$(m),$(6))))
+$(1)_$(3)_BIN_DEPS := $(6)
 TREE_$(3) += $$($(1)_$(3)_LIB) $$(patsubst %.c,$$($(1)_$(3)_DIR)/%,$$(L$(1)_MAINS))
 endef
 
@@ -237,35 +257,62 @@ $$(call obj_of,$(1),$(3),$(4)): $(2)/$$(L$(1)_NAME)/$(4) $$(BUILD_DEPS) lessons/
 	$$(call $(5),$$@,$$<,$$($(1)_$(3)_INC) $$(if $$(filter compile_c,$(5)),$$(L$(1)_STUDENT_CFLAGS)))
 endef
 
-# $(1)=lesson $(2)=out $(3)=main source
+# A student object of the compiled reference: the archive's member of the same name (the archive
+# holds only the reference's student objects; the given ones are compiled here as in every tree).
+# $(1)=lesson $(3)=out $(4)=source $(6)=extra prerequisites
+define ref_lib_obj
+$$(call obj_of,$(1),$(3),$(4)): $$(REF_LIB_DIR)/$$(L$(1)_NAME)/lib$(1).a $(6)
+	@mkdir -p $$(@D)
+	$$(call say,AR-X,$$@)
+	$$(Q)cd $$(@D) && ar x $$(abspath $$<) $$(@F) && touch $$(@F)
+endef
+
+# $(1)=lesson $(2)=out $(3)=main source $(4)=extra prerequisites (a stack stamp), not linked
 define lesson_bin
-$$($(1)_$(2)_DIR)/$(patsubst %.c,%,$(3)): $$(call obj_of,$(1),$(2),$(3)) $$($(1)_$(2)_LIB) $$($(1)_$(2)_STACK) $$(ORACLE_LIB) $$(LIBDPC)
+$$($(1)_$(2)_DIR)/$(patsubst %.c,%,$(3)): $$(call obj_of,$(1),$(2),$(3)) $$($(1)_$(2)_LIB) $$($(1)_$(2)_STACK) $$(ORACLE_LIB) $$(LIBDPC) $(4)
 	$$(call say,LD,$$@)
-	$$(Q)$$(CC) $$(CFLAGS) -o $$@ $$^ $$(LDLIBS)
+	$$(Q)$$(CC) $$(CFLAGS) -o $$@ $$(filter-out %.txt,$$^) $$(LDLIBS)
 endef
 
 reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
 
-# The reference tree is built into $(O)/solutions whatever REF is; a stamp holding REF's path makes a
-# change of REF (grading/grade --reference DIR) rebuild its objects.
+# The reference tree is built into $(O)/solutions whatever REF is; a stamp naming where its student
+# objects come from (REF's path, or the compiled reference's) makes a change of REF (grading/grade
+# --reference DIR) rebuild them. A new compiled reference is newer than the objects taken from it.
+REF_ORIGIN := $(if $(HAVE_REF_LIB),compiled $(abspath $(REF_LIB_DIR)),$(abspath $(REF)))
 REF_STAMP := $(O)/solutions/ref.txt
 ifneq ($(PROBE),)
-ifneq ($(strip $(shell cat $(REF_STAMP) 2>/dev/null)),$(abspath $(REF)))
+ifneq ($(strip $(shell cat $(REF_STAMP) 2>/dev/null)),$(REF_ORIGIN))
 $(REF_STAMP): FORCE
 endif
 endif
 $(REF_STAMP):
 	@mkdir -p $(@D)
-	@printf '%s\n' '$(abspath $(REF))' > $@
+	@printf '%s\n' '$(REF_ORIGIN)' > $@
 
-# Without a reference (a student release) lessons link your own earlier lessons.
+# Your lessons link the reference's earlier lessons (STACK=reference, the default wherever there is a
+# reference: the repository, or a release's compiled one), or your own (STACK=own; the only choice
+# without a reference). A stamp of the choice and of the reference's origin is a prerequisite of
+# every program of lessons/: changing STACK, REF or the compiled reference relinks them, and only them.
 STACK ?= $(if $(HAVE_REF),reference,own)
 LESSON_STACK_O := $(if $(filter own,$(STACK)),$(O)/lessons,$(O)/solutions)
-$(foreach l,$(LESSONS),$(eval $(call lesson_given,$(l))))
-ifeq ($(HAVE_REF),1)
-$(foreach l,$(LESSONS),$(eval $(call lesson_tree,$(l),$(REF),$(O)/solutions,$(O)/solutions,$(REF_STAMP))))
+STACK_LINE := $(if $(filter own,$(STACK)),your own earlier lessons (STACK=own),$(if $(HAVE_REF_LIB),the compiled reference's earlier lessons ($(REF_LIB_DIR)/; STACK=own links your own),the reference's earlier lessons ($(REF)/; STACK=own links your own)))
+STACK_STAMP := $(O)/lessons/stack.txt
+ifneq ($(PROBE),)
+ifneq ($(strip $(shell cat $(STACK_STAMP) 2>/dev/null)),$(strip $(STACK) $(REF_ORIGIN)))
+$(STACK_STAMP): FORCE
 endif
-$(foreach l,$(LESSONS),$(eval $(call lesson_tree,$(l),lessons,$(O)/lessons,$(LESSON_STACK_O))))
+endif
+$(STACK_STAMP):
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(STACK) $(REF_ORIGIN)' > $@
+$(foreach l,$(LESSONS),$(eval $(call lesson_given,$(l))))
+ifeq ($(HAVE_REF_SRC),1)
+$(foreach l,$(LESSONS),$(eval $(call lesson_tree,$(l),$(REF),$(O)/solutions,$(O)/solutions,$(REF_STAMP))))
+else ifeq ($(HAVE_REF_LIB),1)
+$(foreach l,$(LESSONS),$(eval $(call lesson_tree,$(l),$(REF_LIB_DIR),$(O)/solutions,$(O)/solutions,$(REF_STAMP),,ref_lib_obj)))
+endif
+$(foreach l,$(LESSONS),$(eval $(call lesson_tree,$(l),lessons,$(O)/lessons,$(LESSON_STACK_O),,$(STACK_STAMP))))
 ifdef SUB
 SUB_O ?= $(O)/sub
 # SUB_STACK: a directory of prebuilt reference libraries (NN-name/libNN.a) the grader stages for
@@ -273,6 +320,11 @@ SUB_O ?= $(O)/sub
 SUB_STACK_O := $(if $(filter own,$(STACK)),$(SUB_O),$(or $(SUB_STACK),$(O)/solutions))
 $(foreach l,$(LESSONS),$(eval $(call lesson_tree,$(l),$(SUB),$(SUB_O),$(SUB_STACK_O))))
 endif
+
+# The reference's student objects alone (grading/student-release archives them).
+REF_STUDENT_OBJS := $(foreach l,$(LESSONS),$(foreach s,$(filter $(L$(l)_STUDENT),$(L$(l)_SRCS) $(call lesson_cu_srcs,$(l))),$(call obj_of,$(l),$(O)/solutions,$(s))))
+.PHONY: ref-objects
+ref-objects: $(REF_STUDENT_OBJS)
 
 # ---- datasets, grading, tests -----------------------------------------------------------------
 include datasets/datasets.mk
@@ -312,6 +364,7 @@ grade:
 all: $(LIBDPC) $(if $(HAVE_REF),$(QUIZ)) $(TREE_$(O)/solutions) $(TREE_$(O)/lessons) $(DATASET_TOOLS) $(GRADING_TOOLS) \
 	$(GRADING_CHECKS_$(O)/solutions) $(GRADING_CHECKS_$(O)/lessons) $(if $(wildcard $(WORDS)),$(DATASET)) \
 	$(if $(wildcard $(FORTUNES)),$(CORPUS))
+	@echo "make: $(O)/lessons/ link $(STACK_LINE)"
 
 sub: $(LIBDPC) $(TREE_$(O)/solutions) $(GRADING_TOOLS) $(GRADING_CHECKS_$(O)/solutions) \
 	$(TREE_$(SUB_O)) $(GRADING_CHECKS_$(SUB_O))

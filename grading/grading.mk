@@ -40,9 +40,9 @@ check_lesson = $(firstword $(subst _, ,$(1)))
 define check_rules
 $(2)/grading/check$(1).o: grading/checks/check$(1).c $$(BUILD_DEPS)
 	$$(call compile_c,$$@,$$<,-Igrading/checks -Igrading $$($(call check_lesson,$(1))_$(2)_INC))
-$(2)/grading/check$(1): $(2)/grading/check$(1).o $$(if $$(filter 03 04,$(1)),$(2)/grading/allreduce_check$(1).o) $$(CHECKLIB) $$($(call check_lesson,$(1))_$(2)_LIB) $$($(call check_lesson,$(1))_$(2)_STACK) $$(ORACLE_LIB) $$(LIBDPC)
+$(2)/grading/check$(1): $(2)/grading/check$(1).o $$(if $$(filter 03 04,$(1)),$(2)/grading/allreduce_check$(1).o) $$(CHECKLIB) $$($(call check_lesson,$(1))_$(2)_LIB) $$($(call check_lesson,$(1))_$(2)_STACK) $$(ORACLE_LIB) $$(LIBDPC) $$($(call check_lesson,$(1))_$(2)_BIN_DEPS)
 	$$(call say,LD,$$@)
-	$$(Q)$$(CC) $$(CFLAGS) -o $$@ $$^ $$(LDLIBS)
+	$$(Q)$$(CC) $$(CFLAGS) -o $$@ $$(filter-out %.txt,$$^) $$(LDLIBS)
 $(2)/grading/allreduce_check$(1).o: grading/checks/allreduce_check.c $$(BUILD_DEPS)
 	$$(call compile_c,$$@,$$<,-Igrading/checks $$($(1)_$(2)_INC))
 GRADING_CHECKS_$(2) += $(2)/grading/check$(1)
@@ -74,7 +74,7 @@ endif
 .PHONY: grader-ready
 grader-ready: $(LIBDPC) $(GRADING_TOOLS) $(TREE_$(O)/solutions) $(GRADING_CHECKS_$(O)/solutions)
 ifneq ($(HAVE_REF),1)
-	@echo "grading needs the reference solutions and there are none at $(REF)/: give their folder, REF=dir (grading/grade --reference dir)" >&2; exit 2
+	@echo "grading needs the reference solutions, and there are none at $(REF)/ nor a compiled reference at $(REF_LIB_DIR)/: give their folder, REF=dir (grading/grade --reference dir)" >&2; exit 2
 endif
 
 # grading/quiz: the lessons' self-check quizzes (grading/quizzes/qNN.c, one file a lesson), linked with
@@ -113,5 +113,5 @@ $(QUIZ): $(O)/grading/quizzes/quiz.o $(O)/grading/quizzes/quiz_q.o $(patsubst %,
 .PHONY: quiz
 quiz: $(if $(HAVE_REF),$(QUIZ) $(O)/grading/report)
 ifneq ($(HAVE_REF),1)
-	@echo "the quizzes compute their answers with the reference solutions and there are none at $(REF)/: give their folder, REF=dir grading/quiz NN" >&2; exit 2
+	@echo "the quizzes compute their answers with the reference solutions, and there are none at $(REF)/ nor a compiled reference at $(REF_LIB_DIR)/: give their folder, REF=dir grading/quiz NN" >&2; exit 2
 endif
