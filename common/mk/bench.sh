@@ -14,13 +14,23 @@
 #                                       dependency, so without it the comparison is one line saying so.
 #                                       Then the parity of loss and gradients (lessons/01-trainer/gpt_torch.py)
 # BENCH_END=64M BENCH_FACTOR=4 BENCH_NPS="2 3 4" change the sweep; BENCH_GPT_STEPS (10) and
-# BENCH_GPT_THREADS ("1 2") the GPT's. Exit status 1 if any result was wrong.
+# BENCH_GPT_THREADS ("1 2") the GPT's. Exit status 1 if any result was wrong. The shortest form
+# (about 10 s on 2 cores; a test's): BENCH_NPS=2 BENCH_END=1M BENCH_FACTOR=4 BENCH_CAPS=1
+# BENCH_DDP_STEPS=2 BENCH_GPT_STEPS=1 BENCH_GPT_THREADS=1 make bench
+# Each program (bench_allreduce, train_ddp, bench_gpt) is your lesson's build where the lesson is
+# yours (no DP_TODO() left in its files), else the reference's: the bench says which on stderr
+# (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side). The build is ${O:-build}.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 OUT=${BENCH_OUT:-out/bench}
 mkdir -p "$OUT"
-B=build/solutions/04-ring-allreduce/bench_allreduce
+# each program from your lesson's build where the lesson is yours, else the reference's; says which
+# on stderr (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side)
+. "$ROOT/common/mk/lab_build.sh"
+lab_use B 04-ring-allreduce bench_allreduce
+lab_use D 05-ddp train_ddp
+lab_use G 01-trainer bench_gpt
 # One copy through shared memory instead of two, where the kernel lets processes read each other.
 scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
 [ "$scope" = 0 ] && export DP_MPI_SINGLE_COPY=1
@@ -63,7 +73,6 @@ done
 
 echo
 echo "== DDP (lesson 05): step time against bucket_cap_mb, 2 ranks, --link nvlink =="
-D=build/solutions/05-ddp/train_ddp
 DF="--hidden 384 --layers 6 --batch 512 --steps ${BENCH_DDP_STEPS:-8} --log-every 1000 --val none --link nvlink"
 printf '# bucket_cap_mb\tbuckets\tstep_ms_overlap\tstep_ms_no_overlap\n' >"$OUT/ddp_buckets.tsv"
 printf '%14s %8s %16s %16s %8s\n' bucket_cap_mb buckets "overlap on (ms)" "overlap off (ms)" saved
@@ -79,7 +88,6 @@ done
 
 echo
 echo "== GPT training speed (lesson 01's CPU reference): gpt-small, batch 4x128, forward+backward+AdamW =="
-G=build/solutions/01-trainer/bench_gpt
 GT=lessons/01-trainer/gpt_torch.py
 PYTHON=${PYTHON:-python3}
 GA="--model gpt-small --batch 4 --seq 128 --warmup 3 --steps ${BENCH_GPT_STEPS:-10}"

@@ -14,6 +14,9 @@
 #
 # Everything lands in out/demo/ (DEMO_OUT=dir to change); the list is printed at the end.
 # DEMO_STEPS (default 3000) sets the length of part 1, DEMO_GPT_STEPS (default 3000) that of part 2.
+# Each lesson's programs are your code where the lesson is yours (no DP_TODO() left in its files),
+# else the reference's; the demo says which on stderr (common/mk/lab_build.sh: LAB_STACK=reference
+# or own forces one side). The build is ${O:-build}.
 # shellcheck disable=SC2046,SC2086 # the flag strings and the tools' output lines split into words on purpose
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,16 +26,24 @@ STEPS=${DEMO_STEPS:-3000}
 CMP_STEPS=${DEMO_CMP_STEPS:-200}
 GPT_STEPS=${DEMO_GPT_STEPS:-3000}
 GPT_CMP_STEPS=${DEMO_GPT_CMP_STEPS:-40}
-GPT="--model gpt-mini --data build/data/fortunes-train.tok"
+BUILD=${O:-build}
+GPT="--model gpt-mini --data $BUILD/data/fortunes-train.tok"
 mkdir -p "$OUT"
-S=build/solutions
-EQUIV=build/grading/equiv
+# each program from your lesson's build where the lesson is yours, else the reference's; says which
+# on stderr, here for the demo's own programs and in bench.sh and the labs for theirs
+# (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side)
+. "$ROOT/common/mk/lab_build.sh"
+lab_use TRAIN 01-trainer train
+lab_use DDP 05-ddp train_ddp
+lab_use ACCUM 06-accum train_accum
+lab_use FSDP 08-fsdp train_fsdp
+EQUIV=$BUILD/grading/equiv
 start=$(date +%s)
 have_gnuplot=0
 command -v gnuplot >/dev/null 2>&1 && have_gnuplot=1
 
 echo "== 1/5 lesson 01: the single-device trainer, $STEPS steps on the word list =="
-"$S/01-trainer/train" --steps "$STEPS" --batch 64 --lr 2e-3 --warmup 100 --log-every 250 --eval-every 500 \
+"$TRAIN" --steps "$STEPS" --batch 64 --lr 2e-3 --warmup 100 --log-every 250 --eval-every 500 \
     --loss-csv "$OUT/loss.csv" --save "$OUT/checkpoint.safetensors" --stats "$OUT/stats.json" \
     --sample 600 --sample-out "$OUT/samples.txt"
 if [ $have_gnuplot = 1 ]; then
@@ -52,10 +63,10 @@ fi
 
 echo
 echo "== 2/5 lesson 01: a GPT on the fortune corpus, $GPT_STEPS steps (datasets/README.md) =="
-"$S/01-trainer/train" $GPT --val build/data/fortunes-val.tok --steps "$GPT_STEPS" --batch 32 --lr 3e-3 \
+"$TRAIN" $GPT --val $BUILD/data/fortunes-val.tok --steps "$GPT_STEPS" --batch 32 --lr 3e-3 \
     --warmup 100 --log-every 250 --eval-every 500 --eval-batches 100 --loss-csv "$OUT/gpt_loss.csv" \
     --save "$OUT/gpt_checkpoint.safetensors" --stats "$OUT/gpt_stats.json" --sample 800 --sample-out "$OUT/gpt_samples.txt"
-set -- $(build/datasets/tok_entropy build/data/fortunes-val.tok)
+set -- $("$BUILD/datasets/tok_entropy" "$BUILD/data/fortunes-val.tok")
 baseline=$6
 # The last validation loss, and the training loss averaged over the last 100 steps (one step's is noisy).
 set -- $(awk -F, 'NR > 1 { l[NR] = $2; if ($4 != "") v = $4; n = NR } END {
@@ -93,25 +104,25 @@ echo "== 3/5 the same global batches three ways: 1 process, DDP on 4 ranks, FSDP
 echo "-- the MLP on the word list: 64 examples per step, $CMP_STEPS steps --"
 C="--steps $CMP_STEPS --lr 2e-3 --warmup 20 --log-every 50 --val none --seed 11"
 echo "-- single process --"
-"$S/01-trainer/train" $C --batch 64 --loss-csv "$OUT/cmp_single.csv" --dump "$OUT/cmp_single.st" --stats "$OUT/cmp_single.json"
+"$TRAIN" $C --batch 64 --loss-csv "$OUT/cmp_single.csv" --dump "$OUT/cmp_single.st" --stats "$OUT/cmp_single.json"
 echo "-- DDP, 4 ranks x 16 (lesson 05) --"
-grading/mpirun -np 4 "$S/05-ddp/train_ddp" $C --batch 16 --bucket-cap-mb 4 --loss-csv "$OUT/cmp_ddp.csv" \
+grading/mpirun -np 4 "$DDP" $C --batch 16 --bucket-cap-mb 4 --loss-csv "$OUT/cmp_ddp.csv" \
     --dump "$OUT/cmp_ddp.st" --stats "$OUT/cmp_ddp.json"
 echo "-- FSDP, 4 ranks x 16 (lesson 08) --"
-grading/mpirun -np 4 "$S/08-fsdp/train_fsdp" $C --batch 16 --prefetch --loss-csv "$OUT/cmp_fsdp.csv" \
+grading/mpirun -np 4 "$FSDP" $C --batch 16 --prefetch --loss-csv "$OUT/cmp_fsdp.csv" \
     --dump "$OUT/cmp_fsdp.st" --stats "$OUT/cmp_fsdp.json"
 echo "-- the GPT on the fortune corpus: 16 windows of 64 characters per step, $GPT_CMP_STEPS steps --"
 G="$GPT --steps $GPT_CMP_STEPS --lr 3e-3 --warmup 5 --log-every 20 --val none --seed 11"
 echo "-- single process --"
-"$S/01-trainer/train" $G --batch 16 --dump "$OUT/cmp_gpt_single.st" --stats "$OUT/cmp_gpt_single.json"
+"$TRAIN" $G --batch 16 --dump "$OUT/cmp_gpt_single.st" --stats "$OUT/cmp_gpt_single.json"
 echo "-- single process, the batch summed in 2 and in 4 micro-batches (lesson 06): other orders, no communication --"
-"$S/06-accum/train_accum" $G --batch 16 --accum-steps 2 --dump "$OUT/cmp_gpt_accum2.st"
-"$S/06-accum/train_accum" $G --batch 16 --accum-steps 4 --dump "$OUT/cmp_gpt_accum.st" --stats "$OUT/cmp_gpt_accum.json"
+"$ACCUM" $G --batch 16 --accum-steps 2 --dump "$OUT/cmp_gpt_accum2.st"
+"$ACCUM" $G --batch 16 --accum-steps 4 --dump "$OUT/cmp_gpt_accum.st" --stats "$OUT/cmp_gpt_accum.json"
 echo "-- DDP, 4 ranks x 4 (lesson 05) --"
-grading/mpirun -np 4 "$S/05-ddp/train_ddp" $G --batch 4 --bucket-cap-mb 4 --dump "$OUT/cmp_gpt_ddp.st" \
+grading/mpirun -np 4 "$DDP" $G --batch 4 --bucket-cap-mb 4 --dump "$OUT/cmp_gpt_ddp.st" \
     --stats "$OUT/cmp_gpt_ddp.json"
 echo "-- FSDP, 4 ranks x 4 (lesson 08): blocks as units, the tied embedding gathered for the whole step --"
-grading/mpirun -np 4 "$S/08-fsdp/train_fsdp" $G --batch 4 --prefetch --dump "$OUT/cmp_gpt_fsdp.st" \
+grading/mpirun -np 4 "$FSDP" $G --batch 4 --prefetch --dump "$OUT/cmp_gpt_fsdp.st" \
     --stats "$OUT/cmp_gpt_fsdp.json"
 field() { sed -n "s/.*\"$2\":[[:space:]]*\\([0-9.e+]*\\).*/\\1/p" "$1" | head -n 1; }
 # row NAME REFERENCE RUN STEPS: a run's dump against the reference's, and the run's stats
@@ -139,7 +150,7 @@ echo " one process summing in another order. The graders' judge, given that spre
 echo
 echo "-- ZeRO memory per rank, bytes, gpt-tiny on 4 ranks (lesson 08): the paper's formulas, fp32 and bf16 --"
 zero_ok=1
-sh common/mk/zero_memory.sh 4 "$OUT/zero" >"$OUT/zero_memory.txt" || zero_ok=0
+ZERO_DDP=$DDP ZERO_FSDP=$FSDP sh common/mk/zero_memory.sh 4 "$OUT/zero" >"$OUT/zero_memory.txt" || zero_ok=0
 cat "$OUT/zero_memory.txt"
 if [ $zero_ok = 0 ]; then
     echo "demo: FAILED: a rank's ZeRO memory is off its formula (see above, $OUT/zero/)" >&2
@@ -162,7 +173,7 @@ echo
 echo "== 4/5 collectives and overlap: all-reduce bus bandwidth (lessons 03-04), DDP trace (lesson 05) =="
 BENCH_OUT="$OUT/bench" BENCH_NPS=4 BENCH_FACTOR=4 BENCH_END=16M BENCH_CAPS="0.25 4" BENCH_DDP_STEPS=5 \
     sh common/mk/bench.sh | grep -E '^==|ring/mpi|ring first|wrote' || true
-grading/mpirun -np 2 "$S/05-ddp/train_ddp" --hidden 384 --layers 6 --batch 512 --steps 12 --log-every 6 --val none \
+grading/mpirun -np 2 "$DDP" --hidden 384 --layers 6 --batch 512 --steps 12 --log-every 6 --val none \
     --bucket-cap-mb 0.5 --link-latency-us 100 --link-gbps 4 --trace "$OUT/ddp_trace.json"
 sh common/mk/timeline.sh "$OUT/ddp_trace.json.tsv" "$OUT/ddp_timeline.png" 3 2 \
     "lesson 05: DDP, 2 ranks, emulated link: all-reduces (orange) overlap backward (green)"

@@ -5,7 +5,9 @@
 # "emulation" buffers are not model state) against its formula, and the peak against the formula
 # plus what is in flight (a GPT's unit 0 and its largest block: gathered, and their full gradients).
 # Exit 1 if a rank is off: exact when N divides every unit, else within 10% + one unit (padding).
-# ZERO_RUNS (default "ddp z1 z2 z3") picks the rows. Leaves OUTDIR/{ddp,z1,z2,z3}-{fp32,bf16}.{json,st} (stats, dumps). `make demo` and
+# ZERO_RUNS (default "ddp z1 z2 z3") picks the rows; ZERO_DDP and ZERO_FSDP the programs (default the
+# reference's train_ddp and train_fsdp; make demo passes the ones common/mk/lab_build.sh picks).
+# Leaves OUTDIR/{ddp,z1,z2,z3}-{fp32,bf16}.{json,st} (stats, dumps). `make demo` and
 # tests/sh/zero_bf16.sh run it.
 #
 # Ψ parameters, N ranks; per element: float32 4 bytes, bf16 2 (+ a float32 master 4); AdamW m, v 8.
@@ -32,9 +34,9 @@ for run in ${ZERO_RUNS:-ddp z1 z2 z3}; do
         mp=none
         [ $dt = bf16 ] && mp=bf16
         if [ $run = ddp ]; then
-            set -- "$S/05-ddp/train_ddp"
+            set -- "${ZERO_DDP:-$S/05-ddp/train_ddp}"
         else
-            set -- "$S/08-fsdp/train_fsdp" --zero-stage "${run#z}"
+            set -- "${ZERO_FSDP:-$S/08-fsdp/train_fsdp}" --zero-stage "${run#z}"
         fi
         if ! "$ROOT/grading/mpirun" -np "$N" "$@" $A --mixed-precision $mp --stats "$OUT/$run-$dt.json" \
             --dump "$OUT/$run-$dt.st" >"$OUT/$run-$dt.log" 2>&1; then

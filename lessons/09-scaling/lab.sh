@@ -12,16 +12,20 @@
 # the extra ranks cost. For every link (LAB_LINKS, default "nvlink ib": fast in-node, slow
 # cross-node) and N in LAB_NS (default 1..8): out/model_<link>.txt (predicted and measured step
 # times, speed-up, efficiency T1/(N·TN), error), and scaling.png.
+# The trainer and the model are your lessons' where lessons 05 and 09 are yours (no DP_TODO() left),
+# else the reference's: the lab says which (common/mk/lab_build.sh; LAB_STACK=reference|own forces
+# one side). LAB_BUILD=dir (a build's solutions/ or lessons/ folder) and LAB_MODEL=program name them
+# instead (the grader does).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 OUT=${1:-out/scaling}
 mkdir -p "$OUT"
-# the reference build when there is one (a student release has none: then your lessons' build)
-REFB=build/solutions
-[ -d "$REFB" ] || REFB=build/lessons
-B=${LAB_BUILD:-$REFB}
-MODEL=${LAB_MODEL:-$REFB/09-scaling/scaling_model}
+# each program from your lesson's build where the lesson is yours, else the reference's; says which
+# on stderr (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side)
+. "$ROOT/common/mk/lab_build.sh"
+if [ -n "${LAB_BUILD:-}" ]; then DDP=$LAB_BUILD/05-ddp/train_ddp; else lab_use DDP 05-ddp train_ddp; fi
+if [ -n "${LAB_MODEL:-}" ]; then MODEL=$LAB_MODEL; else lab_use MODEL 09-scaling scaling_model; fi
 G=${LAB_BATCH:-3360}
 NS=${LAB_NS:-1 2 3 4 5 6 7 8}
 CORES=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
@@ -31,7 +35,7 @@ for link in ${LAB_LINKS:-nvlink ib}; do
     : >"$OUT/measured_$link.txt"
     for N in $NS; do
         if [ $((G % N)) != 0 ]; then echo "lab: global batch $G is not divisible by $N" >&2; exit 2; fi
-        grading/mpirun -np "$N" "$B/05-ddp/train_ddp" $F --batch $((G / N)) --link "$link" \
+        grading/mpirun -np "$N" "$DDP" $F --batch $((G / N)) --link "$link" \
             --trace "$OUT/run.json" --ddp-log "$OUT/run_ddp.json" >"$OUT/run.log" 2>&1 ||
             { echo "lab: the run on $N ranks failed:"; tail -n 5 "$OUT/run.log"; exit 1; }
         # the MEDIAN step time on rank 0, warm-up (3 steps: first touches, caches) excluded. A median,

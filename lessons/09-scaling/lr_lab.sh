@@ -3,14 +3,18 @@
 #   batch b = 32 with learning rate η = 0.02, 2000 steps, and on batch 4b = 128 for 500 steps (the
 #   same number of examples) with  4η and warmup,  4η without warmup,  and η unscaled.
 # Writes OUT/lr_*.csv and OUT/linear_scaling.png (loss against examples seen), and a summary.
+# The trainer is your lesson 01's where the lesson is yours (no DP_TODO() left), else the reference's:
+# the lab says which (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side; LAB_BUILD=dir
+# names a build's solutions/ or lessons/ folder instead).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 OUT=${1:-out/scaling}
 mkdir -p "$OUT"
-REFB=build/solutions # the reference build, or your lessons' build in a student release
-[ -d "$REFB" ] || REFB=build/lessons
-T=${LAB_BUILD:-$REFB}/01-trainer/train
+# each program from your lesson's build where the lesson is yours, else the reference's; says which
+# on stderr (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side)
+. "$ROOT/common/mk/lab_build.sh"
+if [ -n "${LAB_BUILD:-}" ]; then T=$LAB_BUILD/01-trainer/train; else lab_use T 01-trainer train; fi
 F="--preset small --val none --optimizer sgd --momentum 0.9 --weight-decay 0 --clip 0 --min-lr-ratio 1 --log-every 100000 ${LAB_DATA:-}"
 run() { # NAME BATCH LR WARMUP STEPS
     "$T" $F --batch "$2" --lr "$3" --warmup "$4" --steps "$5" --loss-csv "$OUT/lr_$1.csv" >/dev/null ||

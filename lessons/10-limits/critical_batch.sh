@@ -14,15 +14,19 @@
 # Writes OUT/critical_batch.txt (a table and the numbers), OUT/cb_B*.csv, OUT/noise_B*.csv and,
 # with gnuplot, OUT/critical_batch.png: steps to the target against B (log-log), the fit, and the
 # estimates marked. Environment: CB_TARGET (default 2.40), CB_BATCHES, CB_MAX_STEPS (6000).
+# The trainers are your lessons' (01's train, 10's train_noise) where the lesson is yours (no
+# DP_TODO() left), else the reference's: the lab says which (common/mk/lab_build.sh;
+# LAB_STACK=reference|own forces one side). The build is ${O:-build}.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 OUT=${1:-out/critical-batch}
 mkdir -p "$OUT"
-B_DIR=build/solutions
-[ -d "$B_DIR" ] || B_DIR=build/lessons
-TRAIN=$B_DIR/01-trainer/train
-NOISE=$B_DIR/10-limits/train_noise
+# each program from your lesson's build where the lesson is yours, else the reference's; says which
+# on stderr (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side)
+. "$ROOT/common/mk/lab_build.sh"
+lab_use TRAIN 01-trainer train
+lab_use NOISE 10-limits train_noise
 TARGET=${CB_TARGET:-2.40}
 BATCHES=${CB_BATCHES:-8 16 32 64 128 256 512 1024 2048 4096}
 MAX=${CB_MAX_STEPS:-6000}

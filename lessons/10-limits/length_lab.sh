@@ -7,11 +7,17 @@
 # compute per rank, the mean positions per row (the longest word + 1, or the context), the ranks'
 # compute imbalance (slowest over mean, per step, averaged), the share of the slowest rank's compute
 # the fastest spends waiting, and words per second. A lab, not a test: the numbers depend on the machine.
+# The trainer is your lesson 05's where the lesson is yours (no DP_TODO() left), else the reference's:
+# the lab says which (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side). The build is
+# ${O:-build}; STEPS (default 30) the steps of each run.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-$ROOT/out/lengths}
-S=$ROOT/${O:-build}/solutions
-DATA=$ROOT/build/data/words-train.tok
+# each program from your lesson's build where the lesson is yours, else the reference's; says which
+# on stderr (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side)
+. "$ROOT/common/mk/lab_build.sh"
+lab_use DDP 05-ddp train_ddp
+DATA=$ROOT/${O:-build}/data/words-train.tok
 [ -f "$DATA" ] || DATA=$ROOT/datasets/fixtures/tiny-train.tok
 mkdir -p "$OUT"
 A="--model gpt-small --data $DATA --val none --steps ${STEPS:-30} --batch 8 --lr 1e-4 --log-every 1000 --examples records --threads 1"
@@ -23,7 +29,7 @@ for mode in cut pad group; do
     group) extra="--group-by-length 16" ;;
     esac
     # shellcheck disable=SC2086
-    "$ROOT/grading/mpirun" -np 2 "$S/05-ddp/train_ddp" $A $extra --trace "$OUT/$mode.json" >"$OUT/$mode.log" 2>&1 ||
+    "$ROOT/grading/mpirun" -np 2 "$DDP" $A $extra --trace "$OUT/$mode.json" >"$OUT/$mode.log" 2>&1 ||
         { echo "length_lab: the $mode run failed: $(tail -n 1 "$OUT/$mode.log")"; exit 1; }
     python3 - "$OUT/$mode.json" "$mode" "$((8 * 2))" <<'PY'
 import collections, json, re, statistics, sys

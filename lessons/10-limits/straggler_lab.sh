@@ -12,16 +12,24 @@
 # the cores: what a rank waits for is the slowest rank's sleep. Writes OUT/base.txt, measured.txt,
 # realised.txt ("N ms": the mean over the measured steps of the largest delay the run drew, known
 # exactly because the delays are seeded), model.txt (straggler_predict's table) and stragglers.png.
+# The trainer (lesson 05) and straggler_predict and straggler_report (lesson 10) are your lessons'
+# where the lesson is yours (no DP_TODO() left), else the reference's: the lab says which
+# (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side). LAB_BUILD=dir (a build's
+# solutions/ or lessons/ folder), LAB_PREDICT=program and LAB_REPORT=program name them instead (the
+# grader does; straggler_report then comes from LAB_BUILD).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 OUT=${1:-out/stragglers}
 mkdir -p "$OUT"
-REFB=build/solutions
-[ -d "$REFB" ] || REFB=build/lessons
-B=${LAB_BUILD:-$REFB}
-PREDICT=${LAB_PREDICT:-$REFB/10-limits/straggler_predict}
-REPORT=${LAB_REPORT:-$B/10-limits/straggler_report}
+# each program from your lesson's build where the lesson is yours, else the reference's; says which
+# on stderr (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side)
+. "$ROOT/common/mk/lab_build.sh"
+if [ -n "${LAB_BUILD:-}" ]; then DDP=$LAB_BUILD/05-ddp/train_ddp; else lab_use DDP 05-ddp train_ddp; fi
+if [ -n "${LAB_PREDICT:-}" ]; then PREDICT=$LAB_PREDICT; else lab_use PREDICT 10-limits straggler_predict; fi
+if [ -n "${LAB_REPORT:-}" ]; then REPORT=$LAB_REPORT
+elif [ -n "${LAB_BUILD:-}" ]; then REPORT=$LAB_BUILD/10-limits/straggler_report
+else lab_use REPORT 10-limits straggler_report; fi
 J=${LAB_JITTER:-exp:20}
 W=${LAB_WARMUP:-3}
 F="--preset tiny --batch 8 --steps ${LAB_STEPS:-60} --log-every 100000 --val none --seed ${LAB_SEED:-1} ${LAB_DATA:-}"
@@ -33,7 +41,7 @@ for N in ${LAB_NS:-1 2 4 8}; do
         extra=""
         [ $mode = jitter ] && extra="--jitter $J"
         # shellcheck disable=SC2086
-        grading/mpirun -np "$N" "$B/05-ddp/train_ddp" $F $extra --stats "$OUT/run.json" >"$OUT/run.log" 2>&1 ||
+        grading/mpirun -np "$N" "$DDP" $F $extra --stats "$OUT/run.json" >"$OUT/run.log" 2>&1 ||
             { echo "lab: the $mode run on $N ranks failed:"; tail -n 5 "$OUT/run.log"; exit 1; }
         "$REPORT" "$OUT/run.json" --warmup "$W" >"$OUT/report_${mode}_$N.txt" ||
             { echo "lab: straggler_report failed on the $mode run on $N ranks"; exit 1; }
