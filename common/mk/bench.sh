@@ -14,15 +14,21 @@
 #                                       dependency, so without it the comparison is one line saying so.
 #                                       Then the parity of loss and gradients (lessons/01-trainer/gpt_torch.py)
 # BENCH_END=64M BENCH_FACTOR=4 BENCH_NPS="2 3 4" change the sweep; BENCH_GPT_STEPS (10) and
-# BENCH_GPT_THREADS ("1 2") the GPT's. Exit status 1 if any result was wrong. The shortest form
-# (about 10 s on 2 cores; a test's): BENCH_NPS=2 BENCH_END=1M BENCH_FACTOR=4 BENCH_CAPS=1
-# BENCH_DDP_STEPS=2 BENCH_GPT_STEPS=1 BENCH_GPT_THREADS=1 make bench
+# BENCH_GPT_THREADS ("1 2") the GPT's. Exit status 1 if any result was wrong.
+# BENCH_QUICK=1 make bench: the short form (about 10 s on 2 cores; for tests): every part, and every
+# file above but allreduce_np{3,4}.tsv, on 2 ranks up to 1 MiB, one bucket cap, 2 DDP steps, one GPT
+# step on one thread — BENCH_NPS=2 BENCH_END=1M BENCH_FACTOR=4 BENCH_CAPS=1 BENCH_DDP_STEPS=2
+# BENCH_GPT_STEPS=1 BENCH_GPT_THREADS=1, each of which, given, still wins.
 # Each program (bench_allreduce, train_ddp, bench_gpt) is your lesson's build where the lesson is
 # yours (no DP_TODO() left in its files), else the reference's: the bench says which on stderr
 # (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side). The build is ${O:-build}.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+    : "${BENCH_NPS:=2}" "${BENCH_END:=1M}" "${BENCH_FACTOR:=4}" "${BENCH_CAPS:=1}" "${BENCH_DDP_STEPS:=2}" \
+        "${BENCH_GPT_STEPS:=1}" "${BENCH_GPT_THREADS:=1}"
+fi
 OUT=${BENCH_OUT:-out/bench}
 mkdir -p "$OUT"
 # each program from your lesson's build where the lesson is yours, else the reference's; says which
@@ -73,7 +79,7 @@ done
 
 echo
 echo "== DDP (lesson 05): step time against bucket_cap_mb, 2 ranks, --link nvlink =="
-DF="--hidden 384 --layers 6 --batch 512 --steps ${BENCH_DDP_STEPS:-8} --log-every 1000 --val none --link nvlink"
+DF="--data $lab_dir/data/words-train.tok --hidden 384 --layers 6 --batch 512 --steps ${BENCH_DDP_STEPS:-8} --log-every 1000 --val none --link nvlink"
 printf '# bucket_cap_mb\tbuckets\tstep_ms_overlap\tstep_ms_no_overlap\n' >"$OUT/ddp_buckets.tsv"
 printf '%14s %8s %16s %16s %8s\n' bucket_cap_mb buckets "overlap on (ms)" "overlap off (ms)" saved
 for cap in ${BENCH_CAPS:-0.05 0.25 1 4 25}; do

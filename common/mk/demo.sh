@@ -43,7 +43,7 @@ have_gnuplot=0
 command -v gnuplot >/dev/null 2>&1 && have_gnuplot=1
 
 echo "== 1/5 lesson 01: the single-device trainer, $STEPS steps on the word list =="
-"$TRAIN" --steps "$STEPS" --batch 64 --lr 2e-3 --warmup 100 --log-every 250 --eval-every 500 \
+"$TRAIN" --data "$BUILD/data/words-train.tok" --val "$BUILD/data/words-val.tok" --steps "$STEPS" --batch 64 --lr 2e-3 --warmup 100 --log-every 250 --eval-every 500 \
     --loss-csv "$OUT/loss.csv" --save "$OUT/checkpoint.safetensors" --stats "$OUT/stats.json" \
     --sample 600 --sample-out "$OUT/samples.txt"
 if [ $have_gnuplot = 1 ]; then
@@ -102,7 +102,7 @@ fi
 echo
 echo "== 3/5 the same global batches three ways: 1 process, DDP on 4 ranks, FSDP on 4 ranks =="
 echo "-- the MLP on the word list: 64 examples per step, $CMP_STEPS steps --"
-C="--steps $CMP_STEPS --lr 2e-3 --warmup 20 --log-every 50 --val none --seed 11"
+C="--data $BUILD/data/words-train.tok --steps $CMP_STEPS --lr 2e-3 --warmup 20 --log-every 50 --val none --seed 11"
 echo "-- single process --"
 "$TRAIN" $C --batch 64 --loss-csv "$OUT/cmp_single.csv" --dump "$OUT/cmp_single.st" --stats "$OUT/cmp_single.json"
 echo "-- DDP, 4 ranks x 16 (lesson 05) --"
@@ -173,7 +173,7 @@ echo
 echo "== 4/5 collectives and overlap: all-reduce bus bandwidth (lessons 03-04), DDP trace (lesson 05) =="
 BENCH_OUT="$OUT/bench" BENCH_NPS=4 BENCH_FACTOR=4 BENCH_END=16M BENCH_CAPS="0.25 4" BENCH_DDP_STEPS=5 \
     sh common/mk/bench.sh | grep -E '^==|ring/mpi|ring first|wrote' || true
-grading/mpirun -np 2 "$DDP" --hidden 384 --layers 6 --batch 512 --steps 12 --log-every 6 --val none \
+grading/mpirun -np 2 "$DDP" --data "$BUILD/data/words-train.tok" --hidden 384 --layers 6 --batch 512 --steps 12 --log-every 6 --val none \
     --bucket-cap-mb 0.5 --link-latency-us 100 --link-gbps 4 --trace "$OUT/ddp_trace.json"
 sh common/mk/timeline.sh "$OUT/ddp_trace.json.tsv" "$OUT/ddp_timeline.png" 3 2 \
     "lesson 05: DDP, 2 ranks, emulated link: all-reduces (orange) overlap backward (green)"

@@ -25,6 +25,8 @@
 #   lab_use VAR NN-name PROG     VAR=the program's path; the line is said once per lesson in this
 #                                shell (and in the scripts it starts: LAB_SAID is exported)
 #   lab_prog NN-name PROG        the same path, printed; in $(...) the "once" is per call
+#   $lab_dir                     the build's folder ($O or build), for its data: the trainers'
+#                                default --data is build/data/words-train.tok whatever O is
 # Paths are relative to the repository's root when the script runs there, absolute otherwise.
 
 lab_who=$(basename "$0" .sh)

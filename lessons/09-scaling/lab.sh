@@ -29,7 +29,7 @@ if [ -n "${LAB_MODEL:-}" ]; then MODEL=$LAB_MODEL; else lab_use MODEL 09-scaling
 G=${LAB_BATCH:-3360}
 NS=${LAB_NS:-1 2 3 4 5 6 7 8}
 CORES=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
-F="--hidden 256 --layers 2 --steps ${LAB_STEPS:-8} --log-every 100000 --val none --bucket-cap-mb 1000 --no-overlap ${LAB_DATA:-}"
+F="--hidden 256 --layers 2 --steps ${LAB_STEPS:-8} --log-every 100000 --val none --bucket-cap-mb 1000 --no-overlap --data $lab_dir/data/words-train.tok ${LAB_DATA:-}"
 status=0
 for link in ${LAB_LINKS:-nvlink ib}; do
     : >"$OUT/measured_$link.txt"

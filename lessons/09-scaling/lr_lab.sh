@@ -15,7 +15,7 @@ mkdir -p "$OUT"
 # on stderr (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side)
 . "$ROOT/common/mk/lab_build.sh"
 if [ -n "${LAB_BUILD:-}" ]; then T=$LAB_BUILD/01-trainer/train; else lab_use T 01-trainer train; fi
-F="--preset small --val none --optimizer sgd --momentum 0.9 --weight-decay 0 --clip 0 --min-lr-ratio 1 --log-every 100000 ${LAB_DATA:-}"
+F="--preset small --val none --optimizer sgd --momentum 0.9 --weight-decay 0 --clip 0 --min-lr-ratio 1 --log-every 100000 --data $lab_dir/data/words-train.tok ${LAB_DATA:-}"
 run() { # NAME BATCH LR WARMUP STEPS
     "$T" $F --batch "$2" --lr "$3" --warmup "$4" --steps "$5" --loss-csv "$OUT/lr_$1.csv" >/dev/null ||
         { echo "lr_lab: run $1 failed"; exit 1; }

@@ -34,7 +34,7 @@ MAX=${CB_MAX_STEPS:-6000}
 # steps (48000 examples / B) is past the knee by far, and running it longer teaches nothing
 max_of() { awk -v b="$1" -v m="$MAX" 'BEGIN { s = int(3 * 48000 / b); if (s < 400) s = 400; if (s > m) s = m; print s }'; }
 WINDOW=8192 # examples the smoothed loss averages over, whatever the batch
-F="--preset small --val none --optimizer sgd --momentum 0.9 --weight-decay 0 --clip 0 --min-lr-ratio 1 --warmup 20 --log-every 100000"
+F="--data $lab_dir/data/words-train.tok --preset small --val none --optimizer sgd --momentum 0.9 --weight-decay 0 --clip 0 --min-lr-ratio 1 --warmup 20 --log-every 100000"
 lr_of() { awk -v b="$1" 'BEGIN { printf "%g", 0.02 * b / 32 }'; }
 # steps_to CSV BATCH: the first step whose trailing mean loss over WINDOW examples is <= TARGET
 steps_to() {

@@ -32,7 +32,7 @@ elif [ -n "${LAB_BUILD:-}" ]; then REPORT=$LAB_BUILD/10-limits/straggler_report
 else lab_use REPORT 10-limits straggler_report; fi
 J=${LAB_JITTER:-exp:20}
 W=${LAB_WARMUP:-3}
-F="--preset tiny --batch 8 --steps ${LAB_STEPS:-60} --log-every 100000 --val none --seed ${LAB_SEED:-1} ${LAB_DATA:-}"
+F="--preset tiny --batch 8 --steps ${LAB_STEPS:-60} --log-every 100000 --val none --seed ${LAB_SEED:-1} --data $lab_dir/data/words-train.tok ${LAB_DATA:-}"
 : >"$OUT/base.txt"
 : >"$OUT/measured.txt"
 : >"$OUT/realised.txt"
