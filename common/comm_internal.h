@@ -63,7 +63,7 @@ typedef struct {
     bool watchdog_running;
     _Atomic bool stopping;
     const comm_backend_t *backend;
-    int size; /* ranks in the job */
+    int rank, size; /* this process's rank in the job, and the ranks in the job */
     /* Every communicator's traffic, whatever counters it keeps: a dup with counters of its own
      * (bookkeeping, or one made to hide messages) cannot move a byte that is not counted here. */
     comm_atomic_counters_t all;

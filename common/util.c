@@ -2,8 +2,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 
 static const char *progname = "dpc";
 static void (*abort_hook)(int) = NULL;
+static bool (*todo_hook)(void) = NULL;
 
 void dp_set_progname(const char *argv0) {
     const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
@@ -30,6 +33,36 @@ void dp_fatal(const char *fmt, ...) {
     va_end(ap);
     fprintf(stderr, "%s: %s\n", progname, line);
     dp_exit(1);
+}
+
+void dp_set_todo_hook(bool (*hook)(void)) { todo_hook = hook; }
+
+void dp_todo(const char *func, const char *file) {
+    /* one line per process: a second thread that gets here waits for the first to end it */
+    static atomic_flag once = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&once))
+        for (;;) dp_sleep_until(dp_now() + 1.0);
+    bool print = todo_hook ? todo_hook() : true;
+    if (print) {
+        /* an absolute path (a build elsewhere, the grader's sandbox) is long: NN-name/file.c says it */
+        const char *shown = file, *base = strrchr(file, '/');
+        if (file[0] == '/' && base) {
+            const char *p = base;
+            while (p > file && p[-1] != '/') p--;
+            shown = p > file ? p : file;
+        }
+        /* the lesson: the directory NN-name the file is in */
+        char lesson[3] = "";
+        if (base) {
+            const char *dir = base;
+            while (dir > file && dir[-1] != '/') dir--;
+            if (base - dir > 3 && isdigit((unsigned char)dir[0]) && isdigit((unsigned char)dir[1]) && dir[2] == '-')
+                lesson[0] = dir[0], lesson[1] = dir[1];
+        }
+        fprintf(stderr, "%s: %s() in %s is not written yet: write its TODO, then delete the DP_TODO() line%s%s%s\n",
+                progname, func, shown, lesson[0] ? " (grading/grade " : "", lesson, lesson[0] ? " checks it)" : "");
+    }
+    dp_exit(2);
 }
 
 void dp_exit(int status) {

@@ -6,6 +6,7 @@
 #ifndef DPC_UTIL_H
 #define DPC_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,20 @@ extern "C" {
 
 /* Print "<prog>: <message>" on stderr and end the job (all ranks) with exit status 1. */
 DP_NORETURN void dp_fatal(const char *fmt, ...) DP_PRINTF(1, 2);
+
+/* A function of a student file that is not written yet: its skeleton calls DP_TODO(), which prints
+ *     <prog>: f() in lessons/06-accum/f.c is not written yet: write its TODO, then delete the
+ *     DP_TODO() line (grading/grade 06 checks it)
+ * as one line on stderr and ends the job (all ranks) with exit status 2, instead of letting the
+ * program run on zeros. In a multi-rank job every rank reaches it; the line is printed once (the
+ * todo hook below). An absolute path is shortened to its last two components (NN-name/f.c). */
+DP_NORETURN void dp_todo(const char *func, const char *file);
+#define DP_TODO() dp_todo(__func__, __FILE__)
+
+/* Called by dp_todo before it prints: returns whether this process prints the line (false: it ends
+ * quietly). The comm seam's hook returns at once on rank 0 (and in a job of one), which prints and
+ * takes the job down; another rank first waits for that to happen, and prints only if it did not. */
+void dp_set_todo_hook(bool (*hook)(void));
 
 /* For functions that report errors into a caller's buffer: format the message into err[0..n) and
  * return -1, so that `return dp_error(err, n, "...", ...);` is one line. */

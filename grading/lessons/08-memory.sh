@@ -6,7 +6,8 @@
 #      the reference plus one chunk: a temporary never freed, or a second copy of a unit, fails.
 #   2. The trainer's peak model state per rank within 10% of 16·P/N + 8·n_max (params, grads and the two
 #      AdamW moments sharded; one gathered unit's parameters and gradients in full), from --stats.
-#   run:   check08 memory (its tapes), the submission's FSDP trainer on 2 and 4 ranks with --stats
+#   run:   check08 memory (its tapes; its output into alloc-runN.log), the submission's FSDP trainer on 2
+#          and 4 ranks with --stats
 #   judge: check08 memory on the tapes; the reference DDP trainer (unsharded, for comparison), then the
 #          formula on each rank's peak
 set -u
@@ -16,7 +17,7 @@ P=36939
 NMAX=16512
 case $PHASE in
 run)
-    for n in 2 3; do "$MPIRUN" -np $n "$PROGS/grading/check08" memory; done
+    for n in 2 3; do launch $n alloc-run$n.log "$PROGS/grading/check08" memory; done
     for n in 2 4; do
         # shellcheck disable=SC2086
         launch $n fsdp$n.log "$PROGS/08-fsdp/train_fsdp" $F --stats fsdp$n.json
@@ -24,7 +25,13 @@ run)
     ;;
 judge)
     for n in 2 3; do
-        "$MPIRUN" -np $n "$PROGS/grading/check08" memory >alloc$n.log 2>&1 || { grep -v '^memory: ' alloc$n.log | sed '/^-----/,$d'; exit 1; }
+        # the judge's verdict, then how the run ended when it did not end well (an unwritten function's
+        # DP_TODO line, a crash): what stopped it before it recorded what the judge asked for
+        "$MPIRUN" -np $n "$PROGS/grading/check08" memory >alloc$n.log 2>&1 || {
+            grep -v '^memory: ' alloc$n.log | sed '/^-----/,$d'
+            launched alloc-run$n.log "check08 memory on $n ranks (your functions)"
+            exit 1
+        }
         grep '^N=' alloc$n.log
     done
     # shellcheck disable=SC2086

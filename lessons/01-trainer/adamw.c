@@ -9,6 +9,8 @@
  * computed in double and rounded to float once, as PyTorch does with its Python-float arguments. */
 #include "optim.h"
 
+#include "util.h"
+
 #include <math.h>
 
 void adamw_step(float *params, const float *grads, float *m, float *v, size_t n, int64_t t, const adamw_hparams_t *hp,
@@ -16,4 +18,5 @@ void adamw_step(float *params, const float *grads, float *m, float *v, size_t n,
     // TODO(01 adamw_step): apply the update above to the n elements of params, m and v, in place.
     //   t >= 1 is this step's number (already incremented); the scalars follow the rule above.
     (void)params, (void)grads, (void)m, (void)v, (void)n, (void)t, (void)hp, (void)lr;
+    DP_TODO();
 }

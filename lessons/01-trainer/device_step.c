@@ -8,6 +8,8 @@
  * both functions on a GPU against train_step and adamw_step (and skips that check elsewhere). */
 #include "trainer.h"
 
+#include "util.h"
+
 #ifdef DPC_HAVE_CUDA
 #include "kernels.h"
 
@@ -21,6 +23,7 @@ float train_step_device(trainer_t *t, double lr) {
     //   clipping: use clip_grad_norm_ops (optim.h) with t->ops, which sums the norm and scales the
     //   gradients on the GPU (clip_grad_norm would read device memory from the host).
     (void)m, (void)lr;
+    DP_TODO();
     return 0.0f;
 }
 
@@ -32,5 +35,6 @@ void adamw_step_device(void *stream, float *params, const float *grads, float *m
     //   lr exactly as adamw_step does (in double, each rounded to float once), then launch it on
     //   stream. Nothing here touches the arrays themselves.
     (void)stream, (void)params, (void)grads, (void)m, (void)v, (void)n, (void)t, (void)hp, (void)lr;
+    DP_TODO();
 }
 #endif

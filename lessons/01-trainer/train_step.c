@@ -7,11 +7,14 @@
  * and optim.h (clip_grad_norm, optim_step); the options are in t->cfg (t->cfg.clip). */
 #include "trainer.h"
 
+#include "util.h"
+
 float train_step(trainer_t *t, double lr) {
     model_t *m = &t->model;
     // TODO(01 train_step): one step, in the order drawn above (README, "The training step"); return
     //   the loss of this batch. Backward runs with grad_scale 1 and no hook (NULL, NULL); clipping
     //   uses t->cfg.clip; the optimizer state is t->optim.
     (void)m, (void)lr;
+    DP_TODO();
     return 0.0f;
 }

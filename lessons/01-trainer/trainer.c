@@ -622,8 +622,9 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
             dp_fatal("the loss became %g at step %lld; lower --lr or check the gradients", (double)loss,
                      (long long)s + 1);
         /* Cross-entropy over a freshly initialised model is near log(vocab), never 0: an exact 0 on the
-         * first step is what lesson 01's skeleton gives (its TODOs leave logits and loss at zero), and
-         * the run would otherwise print zero losses at billions of tokens/s as if it worked. */
+         * first step is what an unfinished lesson 01 gives once its DP_TODO() lines are deleted (a step
+         * that still returns 0), and the run would otherwise print zero losses at billions of tokens/s
+         * as if it worked. */
         if (s == 0 && loss == 0.0f && t->rank == 0)
             fprintf(stderr,
                     "%s: warning: the loss is exactly 0 at step 1, which a new model cannot give: "

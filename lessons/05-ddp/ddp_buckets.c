@@ -35,4 +35,5 @@ void ddp_assign_buckets(ddp_t *d, const flat_layout_t *layout, size_t bucket_byt
     //   first_param <= last_param and its slice of the flat gradient (offset, count: elements, from
     //   layout->views); d->bucket_of[i] names the bucket of parameter i. Leave pending to ddp_reset.
     (void)layout, (void)bucket_bytes_cap, (void)first_bucket_bytes_cap, (void)P;
+    DP_TODO();
 }

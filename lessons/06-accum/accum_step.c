@@ -31,5 +31,6 @@ float accum_train_step(trainer_t *t, double lr) {
     //   step's mean loss (weights: README, "The arithmetic"); d->require_backward_grad_sync is true.
     //   Given: model_forward, model_backward with ddp_grad_ready, ddp_finish, clip_grad_norm_ops.
     (void)d, (void)m, (void)B, (void)k, (void)T, (void)lr;
+    DP_TODO();
     return trainer_global_mean(t, (float)loss);
 }

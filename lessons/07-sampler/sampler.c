@@ -18,6 +18,7 @@
 #include "sampler.h"
 
 #include "mt19937.h"
+#include "util.h"
 
 int sampler_init(sampler_t *s, size_t dataset_len, int num_replicas, int rank, bool shuffle, uint64_t seed,
                  bool drop_last) {
@@ -32,6 +33,7 @@ int sampler_init(sampler_t *s, size_t dataset_len, int num_replicas, int rank, b
     // TODO(07 sampler sizes): set s->num_samples and s->total_size by the formulas above (README,
     //   "The list of an epoch"), exact for every size_t L: L < N included, and past 2^53, where a
     //   ceil computed in floating point rounds wrong.
+    DP_TODO();
     s->num_samples = 0;
     s->total_size = 0;
     return 0;
@@ -40,6 +42,7 @@ int sampler_init(sampler_t *s, size_t dataset_len, int num_replicas, int rank, b
 void sampler_set_epoch(sampler_t *s, int64_t epoch) {
     // TODO(07 set_epoch): remember the epoch (the next list is drawn with seed + epoch).
     (void)s, (void)epoch;
+    DP_TODO();
 }
 
 size_t sampler_indices(const sampler_t *s, uint32_t *out) {
@@ -47,5 +50,6 @@ size_t sampler_indices(const sampler_t *s, uint32_t *out) {
     //   holds this rank's entries of the epoch's list (steps 1–3 above), in list order; the rest of
     //   out is scratch. Return num_samples. Given: mt19937_randperm (PyTorch's randperm).
     (void)s, (void)out;
+    DP_TODO();
     return 0;
 }

@@ -31,6 +31,7 @@ void fsdp_shard_layout(fsdp_t *f, const model_t *m) {
     //   rank; a rank's chunks of all units lie end to end in unit order in its shard arrays, so
     //   shard_offset is where unit u starts there and shard_numel is the whole length. Units can
     //   pass 2^32 elements: every size and offset is exact size_t arithmetic.
+    DP_TODO();
 }
 
 void fsdp_gather(fsdp_t *f, coll_t *coll, int u, float *full) {
@@ -40,6 +41,7 @@ void fsdp_gather(fsdp_t *f, coll_t *coll, int u, float *full) {
     //   Given: all_gather (ring.h) on coll; ops_copy on coll->ops, not on the trainer's: the
     //   prefetch thread's coll has its own GPU stream, and a copy must be ordered before its gather.
     (void)x, (void)coll, (void)full;
+    DP_TODO();
 }
 
 void fsdp_reduce_grads(fsdp_t *f, int u, float *full_grad) {
@@ -49,6 +51,7 @@ void fsdp_reduce_grads(fsdp_t *f, int u, float *full_grad) {
     //   shard_offset) has the AVERAGE over ranks of its chunk ADDED to what it held (gradients
     //   accumulate). Given: reduce_scatter on f->coll; ops_scale, ops_axpy on f->t->ops. No new buffers.
     (void)x, (void)full_grad;
+    DP_TODO();
 }
 
 double fsdp_clip(fsdp_t *f, double max_norm) {
@@ -57,5 +60,6 @@ double fsdp_clip(fsdp_t *f, double max_norm) {
     //   every rank: each real element counted once, padding never (README, "The layout": which
     //   elements of a shard are real). Given: ops_sumsq over a shard; ring_allreduce on
     //   f->host_coll (this one number lives on the host even when the shards are on a GPU).
+    DP_TODO();
     return clip_grad_norm_from_sumsq(f->t->ops, f->shard_grads, f->shard_numel, max_norm, sumsq);
 }

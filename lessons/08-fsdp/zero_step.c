@@ -14,6 +14,7 @@
 #include "fsdp.h"
 
 #include "ring.h"
+#include "util.h"
 
 void zero_step(fsdp_t *f, double max_norm, double lr) {
     size_t N = (size_t)f->world_size, r = (size_t)f->rank;
@@ -21,6 +22,8 @@ void zero_step(fsdp_t *f, double max_norm, double lr) {
     //   already). in: f->full_grads[u], this rank's gradient of unit u (N·chunk floats, padding 0;
     //   yours to overwrite). out: chunk r of it (zero_grad_shard(f, u)) holds the AVERAGE over the
     //   ranks of chunk r. Given: reduce_scatter on f->coll; ops_scale on f->t->ops.
+    (void)N, (void)r, (void)lr;
+    DP_TODO();
     zero_clip(f, max_norm); /* given: the global norm from every rank's gradient shards */
     // TODO(08 zero_step, optimizer): one optimizer step of this rank's chunk of every unit, and of
     //   nothing else: its parameters are chunk r of f->gathered[u] (chunk floats), its gradients
@@ -28,5 +31,4 @@ void zero_step(fsdp_t *f, double max_norm, double lr) {
     // TODO(08 zero_step, all-gather): every rank's f->gathered[u] ends holding every rank's updated
     //   chunk (each rank updated only its own). Given: all_gather on f->coll; the count is the
     //   padded N·chunk.
-    (void)N, (void)r, (void)lr;
 }

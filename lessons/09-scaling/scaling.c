@@ -6,11 +6,14 @@
  * computation per rank shrinks towards it. */
 #include "scaling.h"
 
+#include "util.h"
+
 #include <math.h>
 
 double amdahl_speedup(double p, int N) {
     // TODO(09 amdahl_speedup): S(N) of Amdahl's law for a parallel fraction p (README, "The model").
     (void)p, (void)N;
+    DP_TODO();
     return 0.0;
 }
 
@@ -18,6 +21,7 @@ double ring_allreduce_time(double bytes, int N, double alpha, double beta) {
     // TODO(09 ring_allreduce_time): T_ar(N) of the ring (README, "The model"), in whatever units it
     //   is given. N = 1 sends nothing: 0. beta = 0 stands for infinite bandwidth: latency only.
     (void)bytes, (void)N, (void)alpha, (void)beta;
+    DP_TODO();
     return 0.0;
 }
 
@@ -25,6 +29,7 @@ double step_time(double compute, double comm, bool overlap) {
     // TODO(09 step_time): the model's step from its compute and communication times, without and
     //   with overlap (README, "A step": the bound the model uses).
     (void)compute, (void)comm, (void)overlap;
+    DP_TODO();
     return 0.0;
 }
 
@@ -35,6 +40,7 @@ double predict_step(double compute1, int N, int cores, double bytes, int buckets
     //   ring all-reduces (README, "The model"). Build it from the functions above.
     (void)compute1, (void)N, (void)cores, (void)bytes, (void)buckets, (void)alpha, (void)beta;
     (void)overlap;
+    DP_TODO();
     return 0.0;
 }
 
@@ -42,5 +48,6 @@ double efficiency(double t1, double tn, int N) {
     // TODO(09 efficiency): the strong-scaling efficiency of a step of tn on N ranks against t1 on one
     //   (README, "Strong scaling").
     (void)t1, (void)tn, (void)N;
+    DP_TODO();
     return 0.0;
 }

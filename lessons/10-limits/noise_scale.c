@@ -11,13 +11,17 @@
  * numerator and the denominator over steps first and divide the averages. */
 #include "noise_scale.h"
 
+#include "util.h"
+
 #include <math.h>
 
 void noise_scale_estimates(double small_sq, double big_sq, double b, double B, double *g2, double *trace_sigma) {
     // TODO(10 noise_scale_estimates): in: small_sq = |G_b|² (batch b), big_sq = |G_B|² (batch B > b).
     //   out: *g2, the unbiased estimate of |G|², and *trace_sigma, that of tr(Σ) (the formulas in
     //   noise_scale.h; derive them from E|G_b|² = |G|² + tr(Σ)/b).
-    (void)small_sq, (void)big_sq, (void)b, (void)B, *g2 = 0, *trace_sigma = 0;
+    (void)small_sq, (void)big_sq, (void)b, (void)B;
+    DP_TODO();
+    *g2 = 0, *trace_sigma = 0;
 }
 
 double noise_scale_update(noise_scale_t *ns, double small_sq, double big_sq, double b, double B) {
@@ -26,6 +30,7 @@ double noise_scale_update(noise_scale_t *ns, double small_sq, double big_sq, dou
     //   ns->s_avg; ns->decay; both start at 0); one more in ns->steps. Return the ratio of the
     //   AVERAGES, s_avg / g2_avg (NAN while g2_avg <= 0: no estimate yet) — not an average of ratios.
     (void)ns, (void)small_sq, (void)big_sq, (void)b, (void)B;
+    DP_TODO();
     return NAN;
 }
 
@@ -43,6 +48,7 @@ float noise_ddp_train_step(trainer_t *t, double lr) {
     //   the loss needs anyway. mean_loss = the loss averaged over the ranks (as trainer_global_mean
     //   does it). When not enabled: mean_loss = trainer_global_mean(t, loss).
     (void)small_sq, (void)big_sq;
+    DP_TODO();
     mean_loss = trainer_global_mean(t, loss);
     /* every replica holds the same averaged gradient: clip and step locally, identically */
     double t0 = dp_now();

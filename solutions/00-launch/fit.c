@@ -9,6 +9,8 @@
  * Then α = a (seconds) and β = 1/s (bytes per second). Small messages now pin α, large ones β. */
 #include "pingpong.h"
 
+#include "util.h"
+
 void fit_alpha_beta(const double *bytes, const double *seconds, int n, double *alpha, double *beta) {
     // TODO(00 fit_alpha_beta): in: n points (bytes[i], seconds[i]), seconds > 0. out: alpha = a
     //   (seconds) and beta = 1/s (bytes per second) of the weighted least-squares line above, every
@@ -28,6 +30,7 @@ void fit_alpha_beta(const double *bytes, const double *seconds, int n, double *a
     *beta = 1.0 / slope;
     // END SOLUTION
     // SKELETON: (void)bytes, (void)seconds, (void)n;
+    // SKELETON: DP_TODO();
     // SKELETON: *alpha = 0.0;
     // SKELETON: *beta = 0.0;
 }

@@ -7,6 +7,8 @@
  * and optim.h (clip_grad_norm, optim_step); the options are in t->cfg (t->cfg.clip). */
 #include "trainer.h"
 
+#include "util.h"
+
 float train_step(trainer_t *t, double lr) {
     model_t *m = &t->model;
     // TODO(01 train_step): one step, in the order drawn above (README, "The training step"); return
@@ -21,5 +23,6 @@ float train_step(trainer_t *t, double lr) {
     return loss;
     // END SOLUTION
     // SKELETON: (void)m, (void)lr;
+    // SKELETON: DP_TODO();
     // SKELETON: return 0.0f;
 }

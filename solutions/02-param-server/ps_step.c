@@ -43,6 +43,7 @@ float ps_train_step(trainer_t *t, double lr) {
     }
     // END SOLUTION
     // SKELETON: (void)ps, (void)c, (void)N, (void)rank, (void)n, (void)lr;
+    // SKELETON: DP_TODO();
 
     /* the loss of the step is the mean over the global batch (bookkeeping, not the algorithm) */
     return trainer_global_mean(t, loss);

@@ -5,6 +5,8 @@
  * lessons/04-ring-allreduce/README.md, "The ring". What the functions guarantee is in ring.h. */
 #include "ring.h"
 
+#include "util.h"
+
 static int mod(int a, int n) { return ((a % n) + n) % n; }
 
 void chunk_range(size_t count, int N, int i, size_t *offset, size_t *length) {
@@ -17,6 +19,7 @@ void chunk_range(size_t count, int N, int i, size_t *offset, size_t *length) {
     *offset = u * base + (u < extra ? u : extra);
     // END SOLUTION
     // SKELETON: (void)count, (void)N, (void)i;
+    // SKELETON: DP_TODO();
     // SKELETON: *offset = 0;
     // SKELETON: *length = 0;
 }
@@ -42,6 +45,7 @@ void reduce_scatter(coll_t *coll, float *buf, size_t count) {
     }
     // END SOLUTION
     // SKELETON: (void)buf, (void)count, (void)right, (void)left, (void)mod;
+    // SKELETON: DP_TODO();
 }
 
 void all_gather(coll_t *coll, float *buf, size_t count) {
@@ -61,6 +65,7 @@ void all_gather(coll_t *coll, float *buf, size_t count) {
     }
     // END SOLUTION
     // SKELETON: (void)buf, (void)count, (void)right, (void)left;
+    // SKELETON: DP_TODO();
 }
 
 void ring_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
@@ -78,4 +83,5 @@ void ring_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
     all_gather(coll, buf, count);
     // END SOLUTION
     // SKELETON: (void)coll, (void)buf, (void)count, (void)op;
+    // SKELETON: DP_TODO();
 }

@@ -54,4 +54,5 @@ void ddp_assign_buckets(ddp_t *d, const flat_layout_t *layout, size_t bucket_byt
     }
     // END SOLUTION
     // SKELETON: (void)layout, (void)bucket_bytes_cap, (void)first_bucket_bytes_cap, (void)P;
+    // SKELETON: DP_TODO();
 }

@@ -18,6 +18,7 @@
 #include "sampler.h"
 
 #include "mt19937.h"
+#include "util.h"
 
 int sampler_init(sampler_t *s, size_t dataset_len, int num_replicas, int rank, bool shuffle, uint64_t seed,
                  bool drop_last) {
@@ -40,6 +41,7 @@ int sampler_init(sampler_t *s, size_t dataset_len, int num_replicas, int rank, b
         s->num_samples = (L + N - 1) / N;
     s->total_size = s->num_samples * N;
     // END SOLUTION
+    // SKELETON: DP_TODO();
     // SKELETON: s->num_samples = 0;
     // SKELETON: s->total_size = 0;
     return 0;
@@ -51,6 +53,7 @@ void sampler_set_epoch(sampler_t *s, int64_t epoch) {
     s->epoch = epoch;
     // END SOLUTION
     // SKELETON: (void)s, (void)epoch;
+    // SKELETON: DP_TODO();
 }
 
 size_t sampler_indices(const sampler_t *s, uint32_t *out) {
@@ -68,5 +71,6 @@ size_t sampler_indices(const sampler_t *s, uint32_t *out) {
     return s->num_samples;
     // END SOLUTION
     // SKELETON: (void)s, (void)out;
+    // SKELETON: DP_TODO();
     // SKELETON: return 0;
 }

@@ -40,6 +40,7 @@ void fsdp_shard_layout(fsdp_t *f, const model_t *m) {
         f->shard_numel += f->units[u].chunk;
     }
     // END SOLUTION
+    // SKELETON: DP_TODO();
 }
 
 void fsdp_gather(fsdp_t *f, coll_t *coll, int u, float *full) {
@@ -53,6 +54,7 @@ void fsdp_gather(fsdp_t *f, coll_t *coll, int u, float *full) {
     all_gather(coll, full, (size_t)f->world_size * x->chunk);
     // END SOLUTION
     // SKELETON: (void)x, (void)coll, (void)full;
+    // SKELETON: DP_TODO();
 }
 
 void fsdp_reduce_grads(fsdp_t *f, int u, float *full_grad) {
@@ -68,6 +70,7 @@ void fsdp_reduce_grads(fsdp_t *f, int u, float *full_grad) {
     ops_axpy(f->t->ops, 1.0f, full_grad + (size_t)f->rank * x->chunk, f->shard_grads + x->shard_offset, x->chunk);
     // END SOLUTION
     // SKELETON: (void)x, (void)full_grad;
+    // SKELETON: DP_TODO();
 }
 
 double fsdp_clip(fsdp_t *f, double max_norm) {
@@ -87,5 +90,6 @@ double fsdp_clip(fsdp_t *f, double max_norm) {
     ring_allreduce(&f->host_coll, &total, 1, REDOP_SUM);
     sumsq = total;
     // END SOLUTION
+    // SKELETON: DP_TODO();
     return clip_grad_norm_from_sumsq(f->t->ops, f->shard_grads, f->shard_numel, max_norm, sumsq);
 }

@@ -14,6 +14,7 @@
 #include "fsdp.h"
 
 #include "ring.h"
+#include "util.h"
 
 void zero_step(fsdp_t *f, double max_norm, double lr) {
     size_t N = (size_t)f->world_size, r = (size_t)f->rank;
@@ -29,6 +30,8 @@ void zero_step(fsdp_t *f, double max_norm, double lr) {
             reduce_scatter(&f->coll, f->full_grads[u], count);
         }
     // END SOLUTION
+    // SKELETON: (void)N, (void)r, (void)lr;
+    // SKELETON: DP_TODO();
     zero_clip(f, max_norm); /* given: the global norm from every rank's gradient shards */
     // TODO(08 zero_step, optimizer): one optimizer step of this rank's chunk of every unit, and of
     //   nothing else: its parameters are chunk r of f->gathered[u] (chunk floats), its gradients
@@ -43,5 +46,4 @@ void zero_step(fsdp_t *f, double max_norm, double lr) {
     // BEGIN SOLUTION
     for (int u = 0; u < f->nunits; u++) all_gather(&f->coll, f->gathered[u], N * f->units[u].chunk);
     // END SOLUTION
-    // SKELETON: (void)N, (void)r, (void)lr;
 }

@@ -6,6 +6,8 @@
  * computation per rank shrinks towards it. */
 #include "scaling.h"
 
+#include "util.h"
+
 #include <math.h>
 
 double amdahl_speedup(double p, int N) {
@@ -14,6 +16,7 @@ double amdahl_speedup(double p, int N) {
     return 1.0 / ((1.0 - p) + p / N);
     // END SOLUTION
     // SKELETON: (void)p, (void)N;
+    // SKELETON: DP_TODO();
     // SKELETON: return 0.0;
 }
 
@@ -27,6 +30,7 @@ double ring_allreduce_time(double bytes, int N, double alpha, double beta) {
     return t;
     // END SOLUTION
     // SKELETON: (void)bytes, (void)N, (void)alpha, (void)beta;
+    // SKELETON: DP_TODO();
     // SKELETON: return 0.0;
 }
 
@@ -37,6 +41,7 @@ double step_time(double compute, double comm, bool overlap) {
     return overlap ? fmax(compute, comm) : compute + comm;
     // END SOLUTION
     // SKELETON: (void)compute, (void)comm, (void)overlap;
+    // SKELETON: DP_TODO();
     // SKELETON: return 0.0;
 }
 
@@ -52,6 +57,7 @@ double predict_step(double compute1, int N, int cores, double bytes, int buckets
     // END SOLUTION
     // SKELETON: (void)compute1, (void)N, (void)cores, (void)bytes, (void)buckets, (void)alpha, (void)beta;
     // SKELETON: (void)overlap;
+    // SKELETON: DP_TODO();
     // SKELETON: return 0.0;
 }
 
@@ -62,5 +68,6 @@ double efficiency(double t1, double tn, int N) {
     return t1 / (N * tn);
     // END SOLUTION
     // SKELETON: (void)t1, (void)tn, (void)N;
+    // SKELETON: DP_TODO();
     // SKELETON: return 0.0;
 }

@@ -11,6 +11,8 @@
  * numerator and the denominator over steps first and divide the averages. */
 #include "noise_scale.h"
 
+#include "util.h"
+
 #include <math.h>
 
 void noise_scale_estimates(double small_sq, double big_sq, double b, double B, double *g2, double *trace_sigma) {
@@ -21,7 +23,9 @@ void noise_scale_estimates(double small_sq, double big_sq, double b, double B, d
     *g2 = (B * big_sq - b * small_sq) / (B - b);
     *trace_sigma = (small_sq - big_sq) / (1.0 / b - 1.0 / B);
     // END SOLUTION
-    // SKELETON: (void)small_sq, (void)big_sq, (void)b, (void)B, *g2 = 0, *trace_sigma = 0;
+    // SKELETON: (void)small_sq, (void)big_sq, (void)b, (void)B;
+    // SKELETON: DP_TODO();
+    // SKELETON: *g2 = 0, *trace_sigma = 0;
 }
 
 double noise_scale_update(noise_scale_t *ns, double small_sq, double big_sq, double b, double B) {
@@ -37,6 +41,7 @@ double noise_scale_update(noise_scale_t *ns, double small_sq, double big_sq, dou
     return ns->g2_avg > 0 ? ns->s_avg / ns->g2_avg : NAN;
     // END SOLUTION
     // SKELETON: (void)ns, (void)small_sq, (void)big_sq, (void)b, (void)B;
+    // SKELETON: DP_TODO();
     // SKELETON: return NAN;
 }
 
@@ -65,6 +70,7 @@ float noise_ddp_train_step(trainer_t *t, double lr) {
     }
     // END SOLUTION
     // SKELETON: (void)small_sq, (void)big_sq;
+    // SKELETON: DP_TODO();
     // SKELETON: mean_loss = trainer_global_mean(t, loss);
     /* every replica holds the same averaged gradient: clip and step locally, identically */
     double t0 = dp_now();

@@ -3,6 +3,8 @@
  * delay but the mean of the MAXIMUM of N delays, which grows with N. */
 #include "straggler_model.h"
 
+#include "util.h"
+
 #include <math.h>
 
 double harmonic_number(int N) {
@@ -13,6 +15,7 @@ double harmonic_number(int N) {
     return h;
     // END SOLUTION
     // SKELETON: (void)N;
+    // SKELETON: DP_TODO();
     // SKELETON: return 0.0;
 }
 
@@ -23,6 +26,7 @@ double expected_max_exponential(double mean, int N) {
     return mean * harmonic_number(N);
     // END SOLUTION
     // SKELETON: (void)mean, (void)N;
+    // SKELETON: DP_TODO();
     // SKELETON: return 0.0;
 }
 
@@ -33,6 +37,7 @@ double lognormal_mu(double mean, double sigma) {
     return log(mean) - 0.5 * sigma * sigma;
     // END SOLUTION
     // SKELETON: (void)mean, (void)sigma;
+    // SKELETON: DP_TODO();
     // SKELETON: return 0.0;
 }
 
@@ -63,6 +68,7 @@ double expected_max_lognormal(double mu, double sigma, int N) {
     return exp(mu + sigma * lo) + sum * h / 3;
     // END SOLUTION
     // SKELETON: (void)mu, (void)sigma, (void)N;
+    // SKELETON: DP_TODO();
     // SKELETON: return 0.0;
 }
 
@@ -81,5 +87,6 @@ double predict_step_jitter(const jitter_t *j, double base, int N) {
     }
     // END SOLUTION
     // SKELETON: (void)j, (void)N;
+    // SKELETON: DP_TODO();
     // SKELETON: return base;
 }

@@ -6,7 +6,10 @@
  *                         elsewhere for a minute)
  *   comm_probe self       rank 0 sends to itself (refused)
  *   comm_probe link       time messages under the link emulator: prints "one MS" and "two MS"
- *                         (one message; two back-to-back messages on the same port) */
+ *                         (one message; two back-to-back messages on the same port)
+ *   comm_probe todo       every rank calls a function whose skeleton is not written (DP_TODO)
+ *   comm_probe todo-late  the same, but rank 0 waits for rank 1 first, for ever: another rank must
+ *                         say it */
 #include "cli.h"
 #include "comm.h"
 #include "util.h"
@@ -14,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static void unwritten(void) { DP_TODO(); }
 
 int main(int argc, char **argv) {
     comm_opts_t o;
@@ -58,8 +63,12 @@ int main(int argc, char **argv) {
             for (int i = 0; i < 3; i++) comm_recv(c, a, count, DT_F32, 0);
         }
         free(a);
+    } else if (!strcmp(mode, "todo") || !strcmp(mode, "todo-late")) {
+        int x = 0;
+        if (r == 0 && n > 1 && !strcmp(mode, "todo-late")) comm_recv(c, &x, 1, DT_I32, 1);
+        unwritten();
     } else {
-        dp_fatal("unknown mode '%s' (deadlock, skip, self, link)", mode);
+        dp_fatal("unknown mode '%s' (deadlock, skip, self, link, todo, todo-late)", mode);
     }
     comm_finalize(c);
     return 0;

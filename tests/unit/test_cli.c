@@ -1,4 +1,4 @@
-/* Command-line parsing: values, environment, and one-line errors with exit status 2. */
+/* Command-line parsing: values, environment, and one-line errors with exit status 2 (also DP_TODO's). */
 #include "testutil.h"
 
 #include "cli.h"
@@ -100,6 +100,33 @@ static void out_of_range_says_why(void **state) {
     if (strstr(err, "hangs")) fail_msg("a value that is no number got the range's reason: '%s'", err);
 }
 
+/* DP_TODO (util.h): one line naming the function, the file (an absolute path cut to NN-name/file.c)
+ * and, when the file is in a lesson's directory, the grade command; exit status 2. */
+static void todo_child(void *arg) {
+    dp_set_progname("prog");
+    dp_todo("step", arg);
+}
+
+static void expect_todo(const char *file, const char *line) {
+    char err[1024];
+    assert_int_equal(run_child(todo_child, (void *)file, err, sizeof err), 2);
+    assert_string_equal(err, line);
+}
+
+static void todo_is_one_line(void **state) {
+    (void)state;
+    expect_todo("lessons/06-accum/accum_step.c", "prog: step() in lessons/06-accum/accum_step.c is not written yet: "
+                                                 "write its TODO, then delete the DP_TODO() line (grading/grade 06 "
+                                                 "checks it)\n");
+    expect_todo("/tmp/dpc-grade.x/sub/06-accum/accum_step.c",
+                "prog: step() in 06-accum/accum_step.c is not written yet: write its TODO, then delete the DP_TODO() "
+                "line (grading/grade 06 checks it)\n");
+    expect_todo("/home/me/course/tests/progs/probe.c", "prog: step() in progs/probe.c is not written yet: write its "
+                                                       "TODO, then delete the DP_TODO() line\n");
+    expect_todo("probe.c",
+                "prog: step() in probe.c is not written yet: write its TODO, then delete the DP_TODO() line\n");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(values),
@@ -107,6 +134,7 @@ int main(void) {
         cmocka_unit_test(no_nan_inf_or_wrapped_negatives),
         cmocka_unit_test(out_of_range_says_why),
         cmocka_unit_test(errors_are_one_line),
+        cmocka_unit_test(todo_is_one_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
