@@ -6,9 +6,13 @@
 #   make test-hostile  the whole hostile-submission catalogue against the grader (make test runs a subset)
 #   make test-load     the timing lessons' reference graded under load (another grader + busy loops)
 #   make test-equiv-sweep  the reference over 252 configurations: equivalence never fails correct code
+#   make test-release  a student release tested whole: every lesson self-graded, solutions/ hidden
 #   make grade LESSON=01      grade your lessons/ (see grading/README.md)
 #   make quiz       build grading/quiz NN, the lessons' self-check quizzes (make test-quiz tests them)
 #   make bench      benchmarks (ratios against library baselines measured in the same run)
+#                   BENCH_QUICK=1: the short form (about 10 s). The labs, bench and demo run your
+#                   lessons' code once no DP_TODO() is left in them, else the reference (they say which);
+#                   LAB_STACK=reference|own forces one side (common/mk/lab_build.sh)
 #   make stragglers lesson 10's straggler lab: DDP's step under seeded jitter on 1-8 ranks vs the model
 #   make lengths    lesson 10's variable-length lab: cut to the longest, padded, grouped by length
 #   make gpu-bundle build/gpu-bundle.tar.gz: the GPU checks prebuilt, with the libraries and Open MPI
@@ -16,7 +20,8 @@
 #   make skeletons  regenerate lessons/ student files from solutions/
 #   make format     reformat every C file in the course's style (.clang-format); make format-check
 #                   only lists the files that differ (make test checks it too)
-#   make student-release OUT=dir  the course without solutions/ (for students; see grading/README.md)
+#   make student-release OUT=dir  the course for students: no solutions/, a compiled reference instead
+#                   (grading/README.md, "Handing out the course")
 #   make site       build/site/index.html: the course as a static website (pandoc; quizzes in WebAssembly)
 #   make test-site  the site in headless Chromium: rendering, every link, quizzes as grading/quiz
 #   make deps       install the Debian packages the course needs
@@ -29,7 +34,8 @@
 #                       trainers under TSan; fails on any report (tests/sanitize.sh)
 #
 # Variables: O=build dir, NO_MPI=1 NO_CUDA=1 NO_NCCL=1 (skip optional parts), STACK=own (lessons
-# link your own earlier lessons instead of the reference ones), SUB=dir SUB_O=dir (build a
+# link your own earlier lessons instead of the reference ones; in a student release the reference is
+# the compiled one, grading/reference/), REF=dir (the reference solutions' sources), SUB=dir SUB_O=dir (build a
 # submission tree; used by the grader). SANITIZE=list (-fsanitize=list; O defaults to build-asan
 # or build-tsan, never build/). CFLAGS=... and LDLIBS=... on the command line are ADDED after the
 # course's own flags (make CFLAGS=-O0 builds with -O2 ... -O0, i.e. unoptimised, and still -Werror);
@@ -55,7 +61,7 @@ CONFIG := $(O)/config.mk
 # A student release (make student-release) has no tests/ (they carry the reference's code): there
 # every test goal prints one line and fails (below).
 HAVE_TESTS := $(wildcard tests/tests.mk)
-TEST_GOALS := test test-site test-build test-hostile test-sanitize test-load test-equiv-sweep gpu-bundle
+TEST_GOALS := test test-site test-build test-hostile test-sanitize test-load test-equiv-sweep test-release test-quiz gpu-bundle
 NOPROBE_GOALS := deps clean help site test-site skeletons format format-check test demo test-sanitize student-release $(if $(HAVE_TESTS),,$(TEST_GOALS))
 PROBE := $(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all))
 ifneq ($(PROBE),)

@@ -63,3 +63,10 @@ test-sanitize:
 .PHONY: gpu-bundle
 gpu-bundle: test-build
 	@sh tests/gpu/bundle.sh $(O)/gpu-bundle
+
+# The student release tested whole (tests/sh/student_release.sh with RELEASE_FULL=1): every lesson's
+# skeleton and reference self-graded in a release with the repository hidden. make test runs the same
+# test on a subset of the lessons.
+.PHONY: test-release
+test-release: test-build
+	@RELEASE_FULL=1 TESTS=student_release sh tests/run
