@@ -355,7 +355,7 @@ test-hostile:
 else
 # Non-zero: a test goal that checked nothing must not pass for one (make test && hand-in, a CI job).
 $(TEST_GOALS):
-	@echo "make $@: the student release has no tests; your lessons are graded with grading/grade NN, which needs the reference solutions (--reference DIR, your instructor's)" >&2; exit 2
+	@echo "make $@: the student release has no tests (they hold the reference's code); check your lessons with grading/grade NN (a self-check against the compiled reference)" >&2; exit 2
 endif
 demo:
 	@sh common/mk/deps.sh
