@@ -48,7 +48,36 @@ static void *comm_main(void *arg) {
     }
 }
 
+/* ddp_launch is the entry the student's hook (lesson 05) and micro-batch loop (lesson 06) drive: a
+ * mistake there must end in a line that names it, not in a write past the queue or the log (sized by
+ * the bucket count) that surfaces later as an MPI error or a crash. */
+static void check_launch(const ddp_t *d, int b) {
+    if (d->nbuckets < 1)
+        dp_fatal("ddp_launch: bucket %d launched, but there are no buckets (ddp_assign_buckets made none)", b);
+    if (b < 0 || b >= d->nbuckets)
+        dp_fatal("ddp_launch: bucket %d does not exist: the model has %d buckets, 0..%d", b, d->nbuckets,
+                 d->nbuckets - 1);
+    if (d->nlaunched >= d->nbuckets)
+        dp_fatal(
+            "ddp_launch: bucket %d launched again in the same optimizer step (launches so far: %d): was "
+            "require_backward_grad_sync left on for a micro-batch other than the last? Only the last backward of a "
+            "step synchronises (no_sync, lesson 06)",
+            b, d->nlaunched);
+    for (int i = 0; i < d->queued; i++)
+        if (d->queue[i] == b)
+            dp_fatal("ddp_launch: bucket %d launched twice in one backward: launch each bucket once, when its last "
+                     "gradient is ready (and ddp_finish resets the state for the next backward)",
+                     b);
+    if (b != d->queued)
+        dp_fatal("ddp_launch: bucket %d launched before bucket %d: buckets are launched in order, 0 first (the "
+                 "all-reduces must start in the same order on every rank)",
+                 b, d->queued);
+}
+
 void ddp_launch(ddp_t *d, int b) {
+    pthread_mutex_lock(&d->lock);
+    check_launch(d, b);
+    pthread_mutex_unlock(&d->lock);
     ops_event_record(d->t->ops, d->ready[b]); /* after the kernels that wrote bucket b (and its 1/N) */
     /* an instant on the compute track: WHERE the bucket was launched (inside a "hook" span, during
      * "backward", or after it) is what the overlap grader reads, whatever the machine's load */
