@@ -157,8 +157,8 @@ int model_gpt_preset(const char *name, int vocab, model_config_t *cfg);
  * the B·T positions, see above). */
 float model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int B);
 /* Backward of the last forward. Gradients ACCUMULATE into m->grads (zero them first for a fresh
- * step). grad_scale multiplies the gradient of the mean loss (1 for plain training, 1/k when k
- * micro-batches are accumulated). hook(hook_ctx, i) fires when parameter i's gradient is final. */
+ * step). grad_scale multiplies the gradient of the mean loss (1 for plain training; b_i/B for a
+ * micro-batch of b_i of the step's B examples, lesson 06). hook(hook_ctx, i) fires when parameter i's gradient is final. */
 void model_backward(model_t *m, float grad_scale, grad_ready_fn hook, void *hook_ctx);
 void model_zero_grad(model_t *m);
 

@@ -23,8 +23,9 @@ void ring_allreduce(coll_t *coll, float *buf, size_t count, redop_t op);
 /* Binomial-tree all-reduce: ⌈log2 N⌉ rounds up to rank 0, ⌈log2 N⌉ rounds back down. */
 void tree_allreduce(coll_t *coll, float *buf, size_t count, redop_t op);
 
-/* Going further (reference only): the ring with every chunk cut into sub-chunks of at most
- * `piece` floats, each reduced right after it arrives, while it is still in cache. */
+/* Going further (given, written out in ring_pipelined.c; nothing for you to write): the ring with
+ * every chunk cut into sub-chunks of at most RING_PIECE_FLOATS floats, each reduced right after it
+ * arrives, while it is still in cache. */
 void ring_allreduce_pipelined(coll_t *coll, float *buf, size_t count, redop_t op);
 #define RING_PIECE_FLOATS (64 * 1024)
 
