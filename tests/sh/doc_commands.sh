@@ -337,6 +337,16 @@ absent_why() { # PATH: why a file span's missing PATH is not the text's fault in
         [ -d grading/reference/cpu ] && echo "in a release made where nvcc is (this one was made without: cpu/ only)" ;;
     esac
 }
+# Release mode: a command or template of the course repository (tests/gpu/check.sh) in the README or
+# the grading guide is noted, not run; in a lesson text, which every student runs, it fails.
+# repo_only LABEL: 0 (and the PASS line) when the unit at hand is such a command.
+repo_only() {
+    [ $REL_MODE = 1 ] && [ -n "$missing" ] || return 1
+    why=$(absent_why "${missing# }") && [ -n "$why" ] || return 1
+    case $where in lessons/*) return 1 ;; esac
+    nleft=$((nleft + 1))
+    pass "doc_commands: $where: $1\`$show\` runs $why: noted"
+}
 nunits=0 nworked=0 nstopped=0 nmkn=0 nfailed=0 nleft=0 kinds_seen=""
 fail() { nfailed=$((nfailed + 1)); echo "FAIL $1"; }
 count_kind() { # KIND: one more command stopped with that kind of line (kinds_seen: "2 todo, 1 no-tests")
@@ -431,15 +441,7 @@ while read -r id kind where; do
         ;;
     template)
         ncmd=$((ncmd + 1)) nchecked=$((nchecked + 1))
-        # a template of the course repository's commands (tests/gpu/) outside the lesson texts: noted
-        if [ $REL_MODE = 1 ] && [ -n "$missing" ] && why=$(absent_why "${missing# }") && [ -n "$why" ]; then
-            case $where in lessons/*) ;; *)
-                nleft=$((nleft + 1))
-                pass "doc_commands: $where: template \`$show\` runs $why: noted"
-                continue
-                ;;
-            esac
-        fi
+        repo_only "template " && continue
         if [ -n "$missing" ]; then fail "doc_commands: $where: \`$show\`: no such file:$missing"; else pass "doc_commands: $where: template, its paths exist: $show"; fi
         continue
         ;;
@@ -472,16 +474,7 @@ while read -r id kind where; do
         ncmd=$((ncmd + 1))
         case $how in make) nmake=$((nmake + 1)) ;; short) nshort=$((nshort + 1)) nprog=$((nprog + 1)) ;; *) nfull=$((nfull + 1)) nprog=$((nprog + 1)) ;; esac
     done
-    # a command of the course repository (tests/gpu/check.sh) in the README or the grading guide: noted
-    # in a release; in a lesson text, which every student runs, it fails below
-    if [ $REL_MODE = 1 ] && [ -n "$missing" ] && why=$(absent_why "${missing# }") && [ -n "$why" ]; then
-        case $where in lessons/*) ;; *)
-            nleft=$((nleft + 1))
-            pass "doc_commands: $where: \`$show\` runs $why: noted"
-            continue
-            ;;
-        esac
-    fi
+    repo_only "" && continue
     { cat "$TMP/prelude.sh"; rewrite <"$f" | shorten; } >"$U/$id.sh"
     key=$(cksum <"$U/$id.sh" | tr -d ' ')
     t0=$(date +%s)
