@@ -72,6 +72,7 @@ static int model_check(void) {
     bad |= close_to("lognormal_mu(0.03, 0)", T(lognormal_mu(0.03, 0)), log(0.03), 1e-14, "σ = 0: ln(mean)");
     bad |= close_to("lognormal_mu(0.03, 0.5)", T(lognormal_mu(0.03, 0.5)), log(0.03) - 0.125, 1e-14, HINT_MU);
     bad |= close_to("lognormal_mu(20, 1.5)", T(lognormal_mu(20, 1.5)), log(20.0) - 1.125, 1e-14, HINT_MU);
+    int mu_bad = bad; /* the step's hint below blames μ only when μ itself was wrong */
     /* the log-normal's maximum: closed forms first (N = 1: the mean; N = 2: 2·e^(μ+σ²/2)·Φ(σ/√2);
      * σ = 0: every delay is e^μ), then the grader's quadrature */
     bad |=
@@ -100,7 +101,13 @@ static int model_check(void) {
                                     oracle_max_lognormal(mus[a], sigmas[b], Ms[c]), 1e-6, HINT_LN);
                 }
     }
-    /* the step */
+    /* the step: its hint names the part that failed above, if one did (a wrong integration range
+     * would otherwise show up here as a wrong μ) */
+    const char *step_hint = mu_bad ? "base + E[max] of log-normals whose MEAN is 25 ms: μ = ln(mean) − σ²/2, and "
+                                     "lognormal_mu failed above"
+                            : bad  ? "base + expected_max_lognormal(lognormal_mu(mean_s, σ), σ, N): "
+                                     "expected_max_lognormal failed above, fix it first"
+                                   : "base + expected_max_lognormal(lognormal_mu(j->mean_s, j->sigma), j->sigma, N)";
     jitter_t none = {JITTER_NONE, 0, 0}, ex = {JITTER_EXP, 0.025, 0}, ln = {JITTER_LOGNORMAL, 0.025, 0.6};
     bad |= close_to("predict_step_jitter(none, base 0.004, N=8)", T(predict_step_jitter(&none, 0.004, 8)), 0.004, 1e-14,
                     "no jitter: the step is the base");
@@ -111,8 +118,7 @@ static int model_check(void) {
                         0.004 + 0.025 * oracle_harmonic(N), 1e-12, "base + mean·H_N");
         snprintf(what, sizeof what, "predict_step_jitter(lognormal:25:0.6, base 0.004, N=%d)", N);
         bad |= close_to(what, ck_tape_double(what, predict_step_jitter(&ln, 0.004, N)),
-                        0.004 + oracle_max_lognormal(log(0.025) - 0.18, 0.6, N), 1e-6,
-                        "base + E[max] of log-normals whose MEAN is 25 ms: μ = ln(mean) − σ²/2");
+                        0.004 + oracle_max_lognormal(log(0.025) - 0.18, 0.6, N), 1e-6, step_hint);
     }
     if (!bad)
         printf("the straggler model gives the stated numbers: H_N (to N = 10^6), E[max] of exponentials (N to 1000), "

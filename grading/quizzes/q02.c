@@ -23,14 +23,14 @@ void quiz_02(quiz_t *qz, rng_t *r) {
              "N-1 = %d gradients in, N-1 parameter copies out: %d", N - 1, 2 * (N - 1));
     /* against lesson 04's ring, whose per-rank bytes lesson 09's model takes (beta = 1 byte/s: bytes) */
     double ring = ring_allreduce_time(g, N, 0, 1);
-    quiz_why(quiz_number(qz, 2 * (N - 1) * g / ring, 0.01,
-                         "A ring all-reduce of the same gradient over the same %d ranks makes each rank send and "
-                         "receive 2(N-1)/N*|g| bytes in all. How many times more bytes (sent + received) go through "
-                         "the server's link than through one ring rank's?",
+    quiz_why(quiz_number(qz, 2 * (N - 1) * g / (2 * ring), 0.01,
+                         "A ring all-reduce of the same gradient over the same %d ranks makes each rank SEND "
+                         "2(N-1)/N*|g| bytes, and receive as many. How many times more bytes (sent + received) go "
+                         "through the server's link than through one ring rank's?",
                          N),
-             "server: 2(N-1)*|g| = %.0f; ring rank: 2(N-1)/N*|g| = %.0f; ratio N = %d: the server's link carries N "
-             "times more, and it grows with N",
-             2 * (N - 1) * g, ring, N);
+             "server: (N-1)*|g| in + (N-1)*|g| out = %.0f; ring rank: 2(N-1)/N*|g| out + as many in = %.0f; ratio "
+             "N/2 = %.4g: the server's link carries N/2 times more, and it grows with N",
+             2 * (N - 1) * g, 2 * ring, N / 2.0);
     static const char *const avg[] = {
         "The loss is a mean over examples, so the gradient of the global batch is the mean of the equal shards' "
         "mean gradients",

@@ -57,7 +57,7 @@ void quiz_04(quiz_t *qz, rng_t *r) {
     double t = ring_allreduce_time(bytes, N2, alpha, beta);
     quiz_why(quiz_number(qz, t * 1e3, 0.01,
                          "How long (milliseconds) does a ring all-reduce of %.0f MiB take on %d ranks, alpha = %g us "
-                         "per message, beta = %g GB/s?",
+                         "per message, beta = %g GB/s (10^9 bytes/s)?",
                          bytes / 1048576.0, N2, alpha * 1e6, beta / 1e9),
              "2(N-1)*alpha + 2(N-1)/N*|g|/beta = %d*%g us + %.4g * %.0f B / %g B/s = %.4g ms", 2 * (N2 - 1),
              alpha * 1e6, 2.0 * (N2 - 1) / N2, bytes, beta, t * 1e3);

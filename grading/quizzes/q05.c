@@ -98,13 +98,15 @@ void quiz_05(quiz_t *qz, rng_t *r) {
     double alpha = 1e-6 * quiz_int(r, 5, 50), gbytes = 1048576.0 * quiz_int(r, 10, 200), beta = 1e9;
     double one = ring_allreduce_time(gbytes, N, alpha, beta),
            many = nb * ring_allreduce_time(gbytes / nb, N, alpha, beta);
-    quiz_why(quiz_number(qz, (many - one) * 1e6, 0.01,
-                         "On %d ranks (alpha = %g us, beta = 1 GB/s) a %.0f MiB gradient is all-reduced as %d equal "
-                         "buckets instead of one. How many microseconds more communication does that cost in all?",
-                         N, alpha * 1e6, gbytes / 1048576.0, nb),
-             "the bytes are the same; each extra ring pays 2(N-1)*alpha again: (%d - 1) * 2 * %d * %g us = %.4g us — "
-             "the price of being able to overlap",
-             nb, N - 1, alpha * 1e6, (many - one) * 1e6);
+    quiz_why(
+        quiz_number(
+            qz, (many - one) * 1e6, 0.01,
+            "On %d ranks (alpha = %g us, beta = 1 GB/s = 10^9 bytes/s) a %.0f MiB gradient is all-reduced as %d equal "
+            "buckets instead of one. How many microseconds more communication does that cost in all?",
+            N, alpha * 1e6, gbytes / 1048576.0, nb),
+        "the bytes are the same; each extra ring pays 2(N-1)*alpha again: (%d - 1) * 2 * %d * %g us = %.4g us — "
+        "the price of being able to overlap",
+        nb, N - 1, alpha * 1e6, (many - one) * 1e6);
 
     static const char *const why[] = {
         "Backward produces gradients from the last layer to the first, so the last parameters' bucket is complete "

@@ -36,9 +36,10 @@ void quiz_06(quiz_t *qz, rng_t *r) {
     double gbytes = 4.0 * 1000 * quiz_int(r, 100, 9999), alpha = 1e-5, beta = 1e9;
     double once = ring_allreduce_time(gbytes, N, alpha, beta);
     quiz_why(quiz_number(qz, once * 1e3, 0.01,
-                         "The gradient is %.0f bytes; alpha = 10 us, beta = 1 GB/s, one bucket. With no_sync on the "
-                         "first k-1 micro-batches, how many milliseconds of all-reduce does one optimizer step take?",
-                         gbytes),
+                         "On the same %d ranks, the gradient is %.0f bytes; alpha = 10 us, beta = 1 GB/s (10^9 "
+                         "bytes/s), one bucket. With no_sync on the first k-1 micro-batches, how many milliseconds of "
+                         "all-reduce does one optimizer step take?",
+                         N, gbytes),
              "only the last backward synchronises: one ring all-reduce, 2(N-1)*alpha + 2(N-1)/N*|g|/beta = %.4g ms, "
              "whatever k is",
              once * 1e3);

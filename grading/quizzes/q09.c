@@ -28,7 +28,7 @@ void quiz_09(quiz_t *qz, rng_t *r) {
     quiz_why(quiz_number(qz, tn * 1e3, 0.01,
                          "Lesson 09's model: a step takes %.0f ms of compute on one rank; the global batch is split "
                          "over N = %d ranks sharing %d cores; the %.0f MiB gradient goes as %d equal ring all-reduces "
-                         "(alpha = %g us, beta = %g GB/s), NOT overlapped. Predicted step time (ms)?",
+                         "(alpha = %g us, beta = %g GB/s, 10^9 bytes/s), NOT overlapped. Predicted step time (ms)?",
                          compute1 * 1e3, N2, cores, bytes / 1048576.0, buckets, alpha * 1e6, beta / 1e9),
              "compute %.0f ms / min(N, cores) = %.4g ms; communication %d * (2(N-1)*alpha + 2(N-1)/N*(|g|/%d)/beta) "
              "= %.4g ms; sum %.4g ms",

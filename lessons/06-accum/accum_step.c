@@ -29,7 +29,7 @@ float accum_train_step(trainer_t *t, double lr) {
     //   loss over all B, averaged over the ranks by ONE synchronised backward (the last; the others
     //   under no_sync, README "no_sync"); it was clipped once and one optim_step taken; loss is the
     //   step's mean loss (weights: README, "The arithmetic"); d->require_backward_grad_sync is true.
-    //   Given: model_forward, model_backward with ddp_grad_ready, ddp_finish, clip_grad_norm_ops.
+    //   Given: model_forward, model_backward with ddp_grad_ready, ddp_finish, clip_grad_norm_ops, optim_step.
     (void)d, (void)m, (void)B, (void)k, (void)T, (void)lr;
     DP_TODO();
     return trainer_global_mean(t, (float)loss);

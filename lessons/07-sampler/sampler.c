@@ -46,9 +46,9 @@ void sampler_set_epoch(sampler_t *s, int64_t epoch) {
 }
 
 size_t sampler_indices(const sampler_t *s, uint32_t *out) {
-    // TODO(07 sampler_indices): out has room for total_size entries. On return out[0 .. num_samples)
-    //   holds this rank's entries of the epoch's list (steps 1–3 above), in list order; the rest of
-    //   out is scratch. Return num_samples. Given: mt19937_randperm (PyTorch's randperm).
+    // TODO(07 sampler_indices): out has room for max(dataset_len, total_size) entries. On return
+    //   out[0 .. num_samples) holds this rank's entries of the epoch's list (steps 1–3 above), in list
+    //   order; the rest of out is scratch. Return num_samples. Given: mt19937_randperm (PyTorch's randperm).
     (void)s, (void)out;
     DP_TODO();
     return 0;

@@ -168,10 +168,22 @@ static void post_backward(void *ctx, int u) {
     release(f, u, &f->gathered[u]);
 }
 
+/* ---- where a rank's shards live (FSDP and every ZeRO stage) -------------------------------------- */
+
+float *fsdp_grad_shard(const fsdp_t *f, int u) {
+    if (f->zero_stage == 1) return f->full_grads[u] + (size_t)f->rank * f->units[u].chunk;
+    return f->shard_grads + f->units[u].shard_offset;
+}
+
+float *fsdp_param_shard(const fsdp_t *f, int u) {
+    if (f->zero_stage == 1 || f->zero_stage == 2) return f->gathered[u] + (size_t)f->rank * f->units[u].chunk;
+    return f->shard_params + f->units[u].shard_offset;
+}
+
 /* ---- what the trainer needs: the full model on rank 0, shard checkpoints ------------------------ */
 
 /* Assemble the parameters or the gradients in full on rank 0 from every rank's shards (chunk(f, u):
- * zero_param_shard or zero_grad_shard, which know where each stage keeps them), unit by unit. */
+ * fsdp_param_shard or fsdp_grad_shard, which know where each stage keeps them), unit by unit. */
 static void assemble(trainer_t *t, float *(*chunk)(const fsdp_t *, int), float *out) {
     fsdp_t *f = t->ext;
     coll_t coll;
@@ -189,12 +201,12 @@ static void assemble(trainer_t *t, float *(*chunk)(const fsdp_t *, int), float *
 
 /* What the optimizer steps: the float32 master's shard in bf16, else the parameters' own. */
 static float *master_shard(const fsdp_t *f, int u) {
-    return f->master ? f->master + f->units[u].shard_offset : zero_param_shard(f, u);
+    return f->master ? f->master + f->units[u].shard_offset : fsdp_param_shard(f, u);
 }
 
 /* dumps and checkpoints hold the master, as lesson 01's in mixed precision */
 static void full_params(trainer_t *t, float *out) { assemble(t, master_shard, out); }
-static void full_grads(trainer_t *t, float *out) { assemble(t, zero_grad_shard, out); }
+static void full_grads(trainer_t *t, float *out) { assemble(t, fsdp_grad_shard, out); }
 
 /* This rank's parameter shards, every unit's chunk end to end as in shard_params, on the host (a new
  * array: the caller frees it). */

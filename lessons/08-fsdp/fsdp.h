@@ -86,15 +86,16 @@ void fsdp_gather(fsdp_t *f, coll_t *coll, int u, float *full);
 /* full_grad holds this rank's gradient of unit u (N·c, zero padding): average it over the ranks with
  * lesson 04's reduce_scatter (pre-dividing by N) and ADD chunk r into this rank's gradient shard. */
 void fsdp_reduce_grads(fsdp_t *f, int u, float *full_grad);
-/* Clip the sharded gradients with the GLOBAL norm: sqrt of the sum over ranks of each rank's Σ g²
- * over its real (non-padding) elements, summed with one all-reduce. Returns the norm. */
+/* Clip the sharded gradients (fsdp_grad_shard(f, u) for every unit u: FSDP's and every ZeRO stage's)
+ * with the GLOBAL norm: sqrt of the sum over ranks of each rank's Σ g² over its real (non-padding)
+ * elements, summed with one all-reduce. Returns the norm. */
 double fsdp_clip(fsdp_t *f, double max_norm);
 
 /* zero_step.c — ZeRO stages 1 and 2, after backward: every rank holds every unit's full parameters
  * (f->gathered[u], N·c floats, padding 0). Stage 1: f->full_grads[u] hold this rank's own gradient of
  * every unit (N·c, padding 0); stage 2: they are gone, already averaged into f->shard_grads. Leave
- * the average over the ranks of chunk r of every unit's gradient in zero_grad_shard(f, u) (stage 1),
- * clip with zero_clip, step the optimizer on chunk r of every unit's parameters only (zero_optim_unit),
+ * the average over the ranks of chunk r of every unit's gradient in fsdp_grad_shard(f, u) (stage 1),
+ * clip with your fsdp_clip (it finds each stage's gradient shards), step the optimizer on chunk r of every unit's parameters only (zero_optim_unit),
  * and all-gather every unit, so that every rank ends with the same, fully updated parameters. */
 void zero_step(fsdp_t *f, double max_norm, double lr);
 
@@ -106,16 +107,13 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch, int zero_stage);
 void fsdp_free(fsdp_t *f);
 float fsdp_train_step(trainer_t *t, double lr);
 
+/* fsdp.c: where this rank's shards of unit u live, c floats each, whatever the stage.
+ * Gradients: chunk r of full_grads[u] (ZeRO stage 1), or its place in shard_grads (stage 2, FSDP). */
+float *fsdp_grad_shard(const fsdp_t *f, int u);
+/* Parameters: chunk r of gathered[u] (ZeRO stages 1 and 2), or its place in shard_params (FSDP). */
+float *fsdp_param_shard(const fsdp_t *f, int u);
+
 /* zero.c: the given part of stages 1 and 2. */
-/* This rank's gradient shard of unit u, c floats: chunk r of full_grads[u] (stage 1), or its place
- * in shard_grads (stages 2 and 3). */
-float *zero_grad_shard(const fsdp_t *f, int u);
-/* This rank's parameter shard of unit u, c floats: chunk r of gathered[u] (stages 1 and 2), or its
- * place in shard_params (stage 3). */
-float *zero_param_shard(const fsdp_t *f, int u);
-/* Clip every unit's gradient shard with the GLOBAL norm (Σ g² of the real elements of every rank's
- * shards, one all-reduce on host_coll, as fsdp_clip). Returns the norm. */
-double zero_clip(fsdp_t *f, double max_norm);
 /* One optimizer step (AdamW or SGD, the trainer's) of unit u's c elements at `params` with the
  * gradients `grads` and the moments of unit u's place in the rank's optimizer state. Every unit takes
  * the same step t + 1; the trainer's step counts it once, after zero_step. */

@@ -58,8 +58,13 @@ double fsdp_clip(fsdp_t *f, double max_norm) {
     double sumsq = 0;
     // TODO(08 fsdp_clip): leave in sumsq the Σ g² of the WHOLE model's gradient, the same value on
     //   every rank: each real element counted once, padding never (README, "The layout": which
-    //   elements of a shard are real). Given: ops_sumsq over a shard; ring_allreduce on
-    //   f->host_coll (this one number lives on the host even when the shards are on a GPU).
+    //   elements of a shard are real). Unit u's gradient shard is fsdp_grad_shard(f, u) (c floats).
+    //   Given: ops_sumsq over a shard; ring_allreduce on f->host_coll (this one number lives on the
+    //   host even when the shards are on a GPU).
     DP_TODO();
-    return clip_grad_norm_from_sumsq(f->t->ops, f->shard_grads, f->shard_numel, max_norm, sumsq);
+    /* the same coefficient on every rank and every unit: each call scales one unit's shard */
+    double norm = 0;
+    for (int u = 0; u < f->nunits; u++)
+        norm = clip_grad_norm_from_sumsq(f->t->ops, fsdp_grad_shard(f, u), f->units[u].chunk, max_norm, sumsq);
+    return f->nunits ? norm : 0;
 }

@@ -23,36 +23,6 @@
 
 static size_t full_count(const fsdp_t *f, int u) { return (size_t)f->world_size * f->units[u].chunk; }
 
-/* Real (non-padding) elements of unit u in this rank's chunk: none when the chunk starts past n. */
-static size_t real_count(const fsdp_t *f, int u) {
-    const fsdp_unit_t *x = &f->units[u];
-    size_t start = (size_t)f->rank * x->chunk;
-    return start >= x->numel ? 0 : (x->numel - start < x->chunk ? x->numel - start : x->chunk);
-}
-
-float *zero_grad_shard(const fsdp_t *f, int u) {
-    if (f->zero_stage == 1) return f->full_grads[u] + (size_t)f->rank * f->units[u].chunk;
-    return f->shard_grads + f->units[u].shard_offset;
-}
-
-float *zero_param_shard(const fsdp_t *f, int u) {
-    if (f->zero_stage < 3) return f->gathered[u] + (size_t)f->rank * f->units[u].chunk;
-    return f->shard_params + f->units[u].shard_offset;
-}
-
-double zero_clip(fsdp_t *f, double max_norm) {
-    const ops_t *ops = f->t->ops;
-    double sumsq = 0;
-    for (int u = 0; u < f->nunits; u++) sumsq += ops_sumsq(ops, zero_grad_shard(f, u), real_count(f, u));
-    float total = (float)sumsq; /* as fsdp_clip: one number, on the host */
-    ring_allreduce(&f->host_coll, &total, 1, REDOP_SUM);
-    double norm = 0;
-    /* the same coefficient on every rank and every unit: each call scales one unit's shard */
-    for (int u = 0; u < f->nunits; u++)
-        norm = clip_grad_norm_from_sumsq(ops, zero_grad_shard(f, u), f->units[u].chunk, max_norm, total);
-    return f->nunits ? norm : 0;
-}
-
 void zero_optim_unit(fsdp_t *f, int u, float *params, const float *grads, double lr) {
     /* a view of the rank's optimizer state at unit u: its own copy of the step counter, so that every
      * unit takes step t + 1 and the trainer's counter moves once per step */

@@ -10,24 +10,25 @@
  * The reduce-scatter and the all-gather are the two halves of lesson 04's ring all-reduce: the same
  * bytes as DDP, for a quarter of the optimizer's memory on 4 ranks. Work in place: chunk r of the
  * full parameters IS this rank's parameter shard, chunk r of the full gradient (stage 1) its
- * gradient shard (zero_grad_shard says where). */
+ * gradient shard (fsdp_grad_shard says where). */
 #include "fsdp.h"
 
 #include "ring.h"
 #include "util.h"
 
 void zero_step(fsdp_t *f, double max_norm, double lr) {
-    size_t N = (size_t)f->world_size, r = (size_t)f->rank;
+    size_t N = (size_t)f->world_size;
     // TODO(08 zero_step, average): stage 1 only (f->zero_stage == 1; stage 2's gradients are averaged
     //   already). in: f->full_grads[u], this rank's gradient of unit u (N·chunk floats, padding 0;
-    //   yours to overwrite). out: chunk r of it (zero_grad_shard(f, u)) holds the AVERAGE over the
+    //   yours to overwrite). out: chunk r of it (fsdp_grad_shard(f, u)) holds the AVERAGE over the
     //   ranks of chunk r. Given: reduce_scatter on f->coll; ops_scale on f->t->ops.
-    (void)N, (void)r, (void)lr;
+    (void)N, (void)lr;
     DP_TODO();
-    zero_clip(f, max_norm); /* given: the global norm from every rank's gradient shards */
+    fsdp_clip(f, max_norm); /* yours (fsdp_shard.c): the global norm from every rank's gradient shards */
     // TODO(08 zero_step, optimizer): one optimizer step of this rank's chunk of every unit, and of
-    //   nothing else: its parameters are chunk r of f->gathered[u] (chunk floats), its gradients
-    //   zero_grad_shard(f, u). Given: zero_optim_unit (it finds the unit's moments itself).
+    //   nothing else: its parameters are chunk r of f->gathered[u] (chunk floats: fsdp_param_shard(f,
+    //   u)), its gradients fsdp_grad_shard(f, u). Given: zero_optim_unit (it finds the unit's moments
+    //   itself), fsdp_param_shard, fsdp_grad_shard.
     // TODO(08 zero_step, all-gather): every rank's f->gathered[u] ends holding every rank's updated
     //   chunk (each rank updated only its own). Given: all_gather on f->coll; the count is the
     //   padded N·chunk.

@@ -54,6 +54,9 @@ for link in ${LAB_LINKS:-nvlink ib}; do
     echo "--compute-ms $c1 --bytes $((P * 4)) --buckets $nb --cores $CORES --link $link --max-ranks 8" >"$OUT/model_args_$link.txt"
     # shellcheck disable=SC2046
     "$MODEL" $(cat "$OUT/model_args_$link.txt") --measured "$OUT/measured_$link.txt" | tee "$OUT/model_$link.txt" || status=1
+    # the model's error grows with the machine's load: every measurement is printed beside it
+    echo "# measured under load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) on $CORES cores" |
+        tee -a "$OUT/model_$link.txt"
     echo
 done
 rm -f "$OUT/run.json" "$OUT/run.json.tsv" "$OUT/run_ddp.json"
@@ -61,7 +64,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     {
         echo 'set terminal pngcairo size 1300,520 noenhanced'
         echo "set output '$OUT/scaling.png'"
-        echo 'set multiplot layout 1,2 title "strong scaling of DDP (fixed global batch, this machine, emulated links): model vs measurement"'
+        echo "set multiplot layout 1,2 title \"strong scaling of DDP (fixed global batch, this machine, emulated links): model vs measurement, load $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo unknown) on $CORES cores\""
         echo 'set xlabel "ranks N"; set grid; set key top right; set xrange [0.8:8.2]'
         # one panel: the model's column MODEL_COL as lines, the measurement's MEASURED_COL as points, per link
         panel() { # YLABEL MODEL_COL MEASURED_COL

@@ -15,7 +15,9 @@
 #include <stdbool.h>
 
 double amdahl_speedup(double p, int N);
-/* seconds; bytes of gradient; alpha in seconds; beta in bytes per second (0: infinite) */
+/* bytes of gradient; alpha and the result in one unit of time, beta in bytes per that unit (0:
+ * infinite): seconds and bytes/s in the lesson's formulas, milliseconds and bytes/ms in
+ * scaling_model.c */
 double ring_allreduce_time(double bytes, int N, double alpha, double beta);
 double step_time(double compute, double comm, bool overlap);
 /* The whole prediction: a step of T1 seconds of compute on one rank, split over N ranks that share

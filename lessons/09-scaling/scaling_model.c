@@ -85,8 +85,9 @@ int main(int argc, char **argv) {
     printf("# compute %.3f ms on 1 rank, %d cores, %.0f bytes in %d bucket(s), alpha %.3f ms, beta %.3f MB/s, overlap "
            "%s\n",
            compute_ms, cores, bytes, buckets, l.latency_s * 1e3, l.bytes_per_s / 1e6, overlap ? "yes" : "no");
-    printf("%5s %12s %12s %10s %10s %12s %10s %10s %8s\n", "N", "allreduce_ms", "step_ms", "speedup", "efficiency",
-           "measured_ms", "speedup", "efficiency", "error");
+    /* S: speed-up T(1)/T(N), E: efficiency T(1)/(N·T(N)); the model's first, then the measured ones */
+    printf("%5s %12s %12s %10s %10s %12s %10s %10s %8s\n", "N", "allreduce_ms", "model_ms", "model_S", "model_E",
+           "measured_ms", "measured_S", "measured_E", "error");
     double t1 = predict_step(compute_ms, 1, cores, bytes, buckets, l.latency_s * 1e3, l.bytes_per_s / 1e3, overlap);
     for (int N = 1; N <= max_ranks; N++) {
         /* everything in milliseconds: alpha in ms, beta in bytes per ms */

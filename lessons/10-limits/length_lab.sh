@@ -9,7 +9,7 @@
 # the fastest spends waiting, and words per second. A lab, not a test: the numbers depend on the machine.
 # The trainer is your lesson 05's where the lesson is yours (no DP_TODO() left), else the reference's:
 # the lab says which (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side). The build is
-# ${O:-build}; STEPS (default 30) the steps of each run.
+# ${O:-build}; LAB_STEPS (default 30, as in the other labs) the steps of each run.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-$ROOT/out/lengths}
@@ -20,7 +20,7 @@ lab_use DDP 05-ddp train_ddp
 DATA=$ROOT/${O:-build}/data/words-train.tok
 [ -f "$DATA" ] || DATA=$ROOT/datasets/fixtures/tiny-train.tok
 mkdir -p "$OUT"
-A="--model gpt-small --data $DATA --val none --steps ${STEPS:-30} --batch 8 --lr 1e-4 --log-every 1000 --examples records --threads 1"
+A="--model gpt-small --data $DATA --val none --steps ${LAB_STEPS:-30} --batch 8 --lr 1e-4 --log-every 1000 --examples records --threads 1"
 printf '%-6s %8s %8s %8s %10s %7s %8s\n' mode "step ms" "compute" "length" "imbalance" "wait" "words/s"
 for mode in cut pad group; do
     case $mode in

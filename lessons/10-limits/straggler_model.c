@@ -30,7 +30,6 @@ double lognormal_mu(double mean, double sigma) {
     return 0.0;
 }
 
-
 double expected_max_lognormal(double mu, double sigma, int N) {
     // TODO(10 expected_max_lognormal): E[max] = ∫_0^∞ (1 − F(x)^N) dx with F the log-normal's CDF,
     //   numerically, to a relative 1e-7 (README, "Log-normal delays"; hints 2 and 3 say how).
