@@ -38,8 +38,7 @@ void zero_step(fsdp_t *f, double max_norm, double lr) {
     //   u)), its gradients fsdp_grad_shard(f, u). Given: zero_optim_unit (it finds the unit's moments
     //   itself), fsdp_param_shard, fsdp_grad_shard.
     // BEGIN SOLUTION
-    for (int u = 0; u < f->nunits; u++)
-        zero_optim_unit(f, u, fsdp_param_shard(f, u), fsdp_grad_shard(f, u), lr);
+    for (int u = 0; u < f->nunits; u++) zero_optim_unit(f, u, fsdp_param_shard(f, u), fsdp_grad_shard(f, u), lr);
     // END SOLUTION
     // TODO(08 zero_step, all-gather): every rank's f->gathered[u] ends holding every rank's updated
     //   chunk (each rank updated only its own). Given: all_gather on f->coll; the count is the
