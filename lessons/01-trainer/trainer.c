@@ -621,15 +621,15 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
         if (!isfinite(loss))
             dp_fatal("the loss became %g at step %lld; lower --lr or check the gradients", (double)loss,
                      (long long)s + 1);
-        /* Cross-entropy over a freshly initialised model is near log(vocab), never 0: an exact 0 on the
-         * first step is what an unfinished lesson 01 gives once its DP_TODO() lines are deleted (a step
-         * that still returns 0), and the run would otherwise print zero losses at billions of tokens/s
-         * as if it worked. */
-        if (s == 0 && loss == 0.0f && t->rank == 0)
+        /* Cross-entropy is never exactly 0 (a softmax gives no class probability 1): an exact 0 on the
+         * first step this run takes, fresh or resumed from a checkpoint, is what an unfinished lesson
+         * 01 gives once its DP_TODO() lines are deleted (a step that still returns 0), and the run
+         * would otherwise print zero losses at billions of tokens/s as if it worked. */
+        if (s == first && loss == 0.0f && t->rank == 0)
             fprintf(stderr,
-                    "%s: warning: the loss is exactly 0 at step 1, which a new model cannot give: "
+                    "%s: warning: the loss is exactly 0 at step %lld, which cross-entropy cannot give: "
                     "lesson 01's functions look unfinished (run 'grading/grade 01')\n",
-                    dp_progname());
+                    dp_progname(), (long long)s + 1);
         if (s == first && c->dump) {
             t->dump_grads = t->rank == 0 ? dp_malloc(model_num_params(&t->model) * sizeof(float)) : NULL;
             t->full_grads(t, t->dump_grads);
