@@ -186,7 +186,8 @@ fi
 "$QUIZ" 04 --student bob --answer-key >"$TMP/bobkey"
 { sed 's/bob/ BOB /' "$TMP/04-bob.q" | grep -v '^[0-9]*: $'; cat "$TMP/bobkey"; } >"$TMP/bobfile"
 "$QUIZ" 04 --student Bob --answers "$TMP/bobfile" >"$TMP/out" 2>&1
-if [ $? = 0 ] && [ "$(tail -n 1 "$TMP/out")" = "Score: $n/$n" ]; then
+rc=$?
+if [ $rc = 0 ] && [ "$(tail -n 1 "$TMP/out")" = "Score: $n/$n" ]; then
     pass "quiz: a header whose id differs only in case and spaces is the student's ($n/$n)"
 else
     fail "quiz: bob's own file with header id ' BOB ': $(tail -n 2 "$TMP/out")"

@@ -47,7 +47,8 @@ for f in "$TMP/g.csv" "$TMP/ga" "$TMP/reports"/*; do
     { iconv -f UTF-8 -t UTF-8 "$f" >/dev/null 2>&1 && [ "$(LC_ALL=C tr -d '\n\t' <"$f" | LC_ALL=C grep -c '[[:cntrl:]]')" = 0 ]; } ||
         unclean="$unclean $(basename "$f")"
 done
-nq=$(ls "$TMP/reports"/*.quiz.txt 2>/dev/null | wc -l)
+set -- "$TMP/reports"/*.quiz.txt
+nq=$#
 if [ -z "$unclean" ] && [ "$nq" = 6 ] && grep -q 'your answer: ?\]0;owned??\[2J' "$TMP/reports"/*.quiz.txt &&
     grep "^\"gil\"" "$TMP/g.csv" | grep -q "quiz 00 scored 0: .*got '?\[1A00 q1: OK"; then
     pass "grade-all --quiz: escape codes and invalid UTF-8 in answers reach no CSV, output or report raw ($nq quiz reports)"
