@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define QUIZ_LESSON(nn) void quiz_##nn(quiz_t *qz, rng_t *r);
 QUIZ_LESSONS
@@ -57,7 +58,8 @@ static int fail(const char *msg, const char *detail) {
  * types, a folder's name and the header of an answers file agree however they were typed. Valid: 1 to
  * QUIZ_ID_MAX bytes of UTF-8 with no control character (quotes, commas and accents are fine; letters
  * beyond ASCII keep their case). 0 and out set, or -1 with why (the id shown made safe). */
-#define QUIZ_ID_MAX 64
+#define QUIZ_ID_MAX   64
+#define QUIZ_MAX_FILE (64 * 1024)
 static int normalise_id(const char *raw, char *out, size_t outlen, char *why, size_t whylen) {
     char buf[4 * QUIZ_ID_MAX];
     size_t k = 0;
@@ -318,6 +320,14 @@ static int grade_file(const quiz_t *qz, const char *lesson, const char *student,
                 "quiz: cannot read the answers file %s (missing, or not a regular file); write it with "
                 "--questions first\n",
                 path);
+        return 2;
+    }
+    /* An answers file is a few lines: a huge (or sparse) one would keep grade-all reading for minutes */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && st.st_size > QUIZ_MAX_FILE) {
+        fprintf(stderr, "quiz: the answers file %s has %lld bytes; an answers file is a few lines (at most %d)\n", path,
+                (long long)st.st_size, QUIZ_MAX_FILE);
+        fclose(f);
         return 2;
     }
     char given[QUIZ_MAX_QUESTIONS][512];

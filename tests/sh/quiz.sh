@@ -245,6 +245,9 @@ for L in $lessons; do
         fail "quiz $L --for-credit (exit $rc): $leaked lines leaked of $(grep -c . "$TMP/secret"): $(grep -F -f "$TMP/secret" "$TMP/credit" "$TMP/credit.json" "$TMP/credit-tty" | head -n 3)"
     fi
 done
+truncate -s 1G "$TMP/huge" # sparse: no disk; read line by line it took 5 s (10 GiB: a minute)
+expect_error "quiz: an answers file of 1 GiB is refused at once" "has 1073741824 bytes; an answers file is a few lines" \
+    grading/quiz 04 --student alice --answers "$TMP/huge" --for-credit
 expect_error "quiz: --for-credit with --answer-key" "--for-credit never shows an answer" grading/quiz 04 --student alice --answer-key --for-credit
 
 # ---- bad input: one line, non-zero ---------------------------------------------------------------

@@ -15,6 +15,8 @@ filled 09 ann >"$C/fay/quiz/09.txt"     # fay hands in ann's file, header and al
 ESC=$(printf '\033')
 printf '1: %s]0;owned%s%s[2J\n2: \377\376\n' "$ESC" "$(printf '\007')" "$ESC" >"$C/gil/quiz/09.txt"
 printf '1: 3\n%s[1A00 q1: OK\377\n' "$ESC" >"$C/gil/quiz/00.txt"
+mkdir "$C/hal"
+ln -s ../ann/quiz "$C/hal/quiz" # hal's quiz/ is ann's folder
 "$QUIZ" 09 --student ann --answer-key >"$C/ann/quiz/09.txt"
 "$QUIZ" 00 --student "o'neil, jr" --answer-key >"$C/o'neil, jr/quiz/00.txt"
 printf '1: 3\nbad line\n' >"$C/ben/quiz/09.txt"
@@ -49,11 +51,16 @@ for f in "$TMP/g.csv" "$TMP/ga" "$TMP/reports"/*; do
 done
 set -- "$TMP/reports"/*.quiz.txt
 nq=$#
-if [ -z "$unclean" ] && [ "$nq" = 6 ] && grep -q 'your answer: ?\]0;owned??\[2J' "$TMP/reports"/*.quiz.txt &&
+if [ -z "$unclean" ] && [ "$nq" = 7 ] && grep -q 'your answer: ?\]0;owned??\[2J' "$TMP/reports"/*.quiz.txt &&
     grep "^\"gil\"" "$TMP/g.csv" | grep -q "quiz 00 scored 0: .*got '?\[1A00 q1: OK"; then
     pass "grade-all --quiz: escape codes and invalid UTF-8 in answers reach no CSV, output or report raw ($nq quiz reports)"
 else
     fail "grade-all --quiz: raw bytes of answers in:${unclean:- none} ($nq quiz reports): $(grep '^"gil"' "$TMP/g.csv" | od -c | head -n 3)"
+fi
+if grep "^\"hal\"" "$TMP/g.csv" | grep -q ",0,$max,.*quiz/ is a link, not a folder: its answers are not graded"; then
+    pass "grade-all --quiz: a quiz/ that links to a classmate's folder is not graded, and the note says so"
+else
+    fail "grade-all --quiz: quiz/ a link to ann's: $(grep '^"hal"' "$TMP/g.csv")"
 fi
 wrong=$(cat "$TMP/reports"/*.quiz.txt | grep -c ': WRONG')
 if [ "$wrong" -gt 0 ] && ! grep -q 'the answer' "$TMP/reports"/*.quiz.txt; then
