@@ -17,6 +17,9 @@ printf '1: %s]0;owned%s%s[2J\n2: \377\376\n' "$ESC" "$(printf '\007')" "$ESC" >"
 printf '1: 3\n%s[1A00 q1: OK\377\n' "$ESC" >"$C/gil/quiz/00.txt"
 mkdir "$C/hal"
 ln -s ../ann/quiz "$C/hal/quiz" # hal's quiz/ is ann's folder
+LONG=$(printf '%070d' 0 | tr 0 x) # a folder name that is no valid id (over 64 bytes)
+mkdir -p "$C/$LONG/quiz"
+"$QUIZ" 09 --student ann --answer-key >"$C/$LONG/quiz/09.txt"
 "$QUIZ" 09 --student ann --answer-key >"$C/ann/quiz/09.txt"
 "$QUIZ" 00 --student "o'neil, jr" --answer-key >"$C/o'neil, jr/quiz/00.txt"
 printf '1: 3\nbad line\n' >"$C/ben/quiz/09.txt"
@@ -51,7 +54,7 @@ for f in "$TMP/g.csv" "$TMP/ga" "$TMP/reports"/*; do
 done
 set -- "$TMP/reports"/*.quiz.txt
 nq=$#
-if [ -z "$unclean" ] && [ "$nq" = 7 ] && grep -q 'your answer: ?\]0;owned??\[2J' "$TMP/reports"/*.quiz.txt &&
+if [ -z "$unclean" ] && [ "$nq" = 8 ] && grep -q 'your answer: ?\]0;owned??\[2J' "$TMP/reports"/*.quiz.txt &&
     grep "^\"gil\"" "$TMP/g.csv" | grep -q "quiz 00 scored 0: .*got '?\[1A00 q1: OK"; then
     pass "grade-all --quiz: escape codes and invalid UTF-8 in answers reach no CSV, output or report raw ($nq quiz reports)"
 else
@@ -61,6 +64,11 @@ if grep "^\"hal\"" "$TMP/g.csv" | grep -q ",0,$max,.*quiz/ is a link, not a fold
     pass "grade-all --quiz: a quiz/ that links to a classmate's folder is not graded, and the note says so"
 else
     fail "grade-all --quiz: quiz/ a link to ann's: $(grep '^"hal"' "$TMP/g.csv")"
+fi
+if grep "^\"$LONG\"" "$TMP/g.csv" | grep -q ",0,$max,.*quiz 09 scored 0: quiz: the student id 'x*\.\.\.' is longer than 64 bytes"; then
+    pass "grade-all --quiz: a folder name that is no valid id scores 0 of the same quiz_max ($max), and the note says why"
+else
+    fail "grade-all --quiz: a folder name of 70 bytes: $(grep "^\"$LONG\"" "$TMP/g.csv")"
 fi
 wrong=$(cat "$TMP/reports"/*.quiz.txt | grep -c ': WRONG')
 if [ "$wrong" -gt 0 ] && ! grep -q 'the answer' "$TMP/reports"/*.quiz.txt; then
