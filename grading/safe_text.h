@@ -5,7 +5,9 @@
  * reports read by other tools. The rule is grading/report.c's (what every JSON report holds): valid
  * UTF-8 with no control character but tab; invalid bytes become U+FFFD, controls (escape, carriage
  * return, newline, NUL, DEL) become '?'. Static inline, as regular.h: the quiz also compiles to
- * WebAssembly (site/quiz_wasm.sh) from the same sources, with no library of the grader's. */
+ * WebAssembly (site/quiz_wasm.sh) from the same sources, with no library of the grader's. report.c
+ * still has its own copy of the rule (which keeps newlines, for multi-line outputs); tests/sh/quiz.sh
+ * checks that the two give the same text for the same bytes. */
 #ifndef DPC_GRADING_SAFE_TEXT_H
 #define DPC_GRADING_SAFE_TEXT_H
 
