@@ -31,7 +31,7 @@ typedef struct {
     double rtol;
     int nlist;
     long long list[QUIZ_MAX_LIST];
-    char why[QUIZ_TEXT]; /* the working, shown after a wrong answer */
+    char why[QUIZ_TEXT]; /* the working, shown after a wrong answer in practice (never --for-credit) */
 } quiz_q_t;
 
 typedef struct {

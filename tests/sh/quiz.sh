@@ -170,6 +170,105 @@ else
     fail "quiz: interactive, bad and wrong answers: $(head -c 400 "$TMP/out")"
 fi
 
+# ---- student ids: one student however the id is typed; a file written for another is said so ------
+# (without normalising, '  ALICE ' draws other numbers than alice: her own key would score about 0)
+n=$("$QUIZ" 04 --student alice --answer-key | wc -l)
+"$QUIZ" 04 --student '  ALICE ' --answers "$TMP/04-alice.key" >"$TMP/out" 2>&1
+rc=$?
+"$QUIZ" 04 --student ' Ann   LEE' --questions >"$TMP/q1"
+"$QUIZ" 04 --student 'ann lee' --questions >"$TMP/q2"
+if [ $rc = 0 ] && [ "$(tail -n 1 "$TMP/out")" = "Score: $n/$n" ] && cmp -s "$TMP/q1" "$TMP/q2" && grep -q "^# lesson 04 quiz for student 'ann lee':" "$TMP/q1"; then
+    pass "quiz: ids are normalised: '  ALICE ' is alice ($n/$n with her key), ' Ann   LEE' is 'ann lee' (same questions, header)"
+else
+    fail "quiz: ids in another case or with spaces (exit $rc): $(tail -n 2 "$TMP/out") / $(head -n 1 "$TMP/q1")"
+fi
+# bob's questions filled with bob's answers: right for bob (whatever the case of the id), bad input for alice
+"$QUIZ" 04 --student bob --answer-key >"$TMP/bobkey"
+{ sed 's/bob/ BOB /' "$TMP/04-bob.q" | grep -v '^[0-9]*: $'; cat "$TMP/bobkey"; } >"$TMP/bobfile"
+"$QUIZ" 04 --student Bob --answers "$TMP/bobfile" >"$TMP/out" 2>&1
+rc=$?
+if [ $rc = 0 ] && [ "$(tail -n 1 "$TMP/out")" = "Score: $n/$n" ]; then
+    pass "quiz: a header whose id differs only in case and spaces is the student's ($n/$n)"
+else
+    fail "quiz: bob's own file with header id ' BOB ': $(tail -n 2 "$TMP/out")"
+fi
+expect_error "quiz: an answers file whose header is another student's" \
+    "line 1: these are the questions of student ' BOB ', not 'alice'" grading/quiz 04 --student alice --answers "$TMP/bobfile"
+expect_error "quiz: an answers file whose header is another lesson's" \
+    "line 1: these are the questions of lesson '04', not lesson 05" grading/quiz 05 --student bob --answers "$TMP/bobfile"
+expect_error "quiz: a student id with a control character" "has a control character or invalid UTF-8" \
+    grading/quiz 04 --student "$(printf 'al\033[2Jice')" --questions
+expect_error "quiz: a student id of spaces" "the student id is empty" grading/quiz 04 --student '   ' --answers "$TMP/bobfile"
+expect_error "quiz: a student id of 65 bytes" "is longer than 64 bytes" grading/quiz 04 --student "$(printf '%065d' 0)" --questions
+
+# ---- the student's text is printed safe: no escape codes, no invalid UTF-8, in any report -----------
+# clean FILE: valid UTF-8 (iconv) with no control character but newline and tab
+clean() { iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1 && [ "$(LC_ALL=C tr -d '\n\t' <"$1" | LC_ALL=C grep -c '[[:cntrl:]]')" = 0 ]; }
+ESC=$(printf '\033')
+printf '1: %s]0;owned%s%s[2J%s[1A04 q1: OK\r\n2: \377\376 \200b\n3: 12%s[31m\n' "$ESC" "$(printf '\007')" "$ESC" "$ESC" "$ESC" >"$TMP/hostile"
+printf '1: 4\nthree%s[31m\377: 5\n' "$ESC" >"$TMP/hostile-line"
+printf 'x%s[2J\n\377\n' "$ESC" >"$TMP/hostile-tty"
+grading/quiz 04 --student alice --answers "$TMP/hostile" >"$TMP/h-text" 2>&1
+grading/quiz 04 --student alice --answers "$TMP/hostile" --for-credit >"$TMP/h-credit" 2>&1
+grading/quiz 04 --student alice --answers "$TMP/hostile" --format json >"$TMP/h-json" 2>"$TMP/h-json-text"
+grading/quiz 04 --student alice --answers "$TMP/hostile-line" >"$TMP/h-line" 2>&1
+"$QUIZ" 04 --student alice <"$TMP/hostile-tty" >"$TMP/h-tty" 2>&1
+bad=""
+for f in h-text h-credit h-json h-json-text h-line h-tty; do clean "$TMP/$f" || bad="$bad $f"; done
+if [ -z "$bad" ] && ! clean "$TMP/hostile" && grep -q '^    your answer: ?\]0;owned??\[2J?\[1A04 q1: OK' "$TMP/h-text" &&
+    [ "$(grep -c '^04 q1: OK' "$TMP/h-text")" = 0 ] && grep -q "got 'three?\[31m" "$TMP/h-line" &&
+    grep -q "your answer: $(printf '\357\277\275\357\277\275') $(printf '\357\277\275')b" "$TMP/h-text"; then
+    pass "quiz: escape codes, a carriage return and invalid UTF-8 in answers come out as ? and U+FFFD (text, --for-credit, json, a malformed line, asked)"
+else
+    fail "quiz: the answers' raw bytes reach a report (unclean:${bad:- none}): $(head -n 3 "$TMP/h-text" | od -c | head -n 5)"
+fi
+# the quiz's rule is the reports' (grading/safe_text.h and grading/report.c): the same bytes, the same text
+printf '\377\376 \200b%s[31m\001\177x\355\240\200y\300\257z' "$ESC" >"$TMP/bytes"
+printf '1: ' | cat - "$TMP/bytes" >"$TMP/bytes-answer"
+"$QUIZ" 04 --student alice --answers "$TMP/bytes-answer" >"$TMP/out" 2>&1
+by_quiz=$(sed -n '1,/^04 q2/s/^    your answer: //p' "$TMP/out")
+by_report=$("$BUILD/grading/report" --sanitize "$TMP/bytes")
+if [ -n "$by_quiz" ] && [ "$by_quiz" = "$by_report" ]; then
+    pass "quiz: an answer of escape codes, controls, a surrogate and an overlong form reads as report --sanitize has it: $by_quiz"
+else
+    fail "quiz: the quiz's safe text '$by_quiz' differs from report --sanitize's '$by_report'"
+fi
+
+# ---- --for-credit: the verdicts, never an answer nor its working ---------------------------------
+# Every question unanswered: practice explains each (the answer, then its working); for credit none
+# of those lines may appear: in the text for every lesson, and for lesson 04 also in the Gradescope
+# report (its per-question outputs are written apart from the text) and when asked in the terminal.
+: >"$TMP/empty"
+for L in $lessons; do
+    n=$(wc -l <"$TMP/$L-alice.key")
+    "$QUIZ" "$L" --student alice --answers "$TMP/empty" >"$TMP/practice" 2>&1
+    # the answer lines and the working after each: what practice shows and credit must not
+    grep -A1 '^    the answer: ' "$TMP/practice" | grep -v '^--$' | sed 's/^    //' >"$TMP/secret"
+    "$QUIZ" "$L" --student alice --answers "$TMP/empty" --for-credit >"$TMP/credit" 2>&1
+    rc=$?
+    : >"$TMP/credit.json"
+    : >"$TMP/credit-tty"
+    where=" (text)"
+    if [ "$L" = 04 ]; then
+        where=" (text, Gradescope, asked)"
+        grading/quiz "$L" --student alice --answers "$TMP/empty" --for-credit --format gradescope --out "$TMP/credit.json" >/dev/null 2>&1
+        printf '0\n0\n0\n0\n0\n0\n0\n0\n0\n0\n' | "$QUIZ" "$L" --student alice --for-credit >"$TMP/credit-tty" 2>&1
+        { grep -q '"score":[[:space:]]*0,' "$TMP/credit.json" && [ "$(grep -c '^Score: ' "$TMP/credit-tty")" = 1 ]; } ||
+            fail "quiz 04 --for-credit: no Gradescope report or asked quiz: $(head -c 200 "$TMP/credit.json") / $(tail -n 1 "$TMP/credit-tty")"
+    fi
+    leaked=$(cat "$TMP/credit" "$TMP/credit.json" "$TMP/credit-tty" | grep -cF -f "$TMP/secret")
+    if [ "$(grep -c . "$TMP/secret")" = $((2 * n)) ] && [ $rc = 1 ] && [ "$leaked" = 0 ] &&
+        [ "$(grep -c '^'"$L"' q[0-9]*: WRONG (no answer)$' "$TMP/credit")" = "$n" ] && [ "$(tail -n 1 "$TMP/credit")" = "Score: 0/$n" ]; then
+        pass "quiz $L --for-credit: $n verdicts, none of the $((2 * n)) answer and working lines practice shows$where"
+    else
+        fail "quiz $L --for-credit (exit $rc): $leaked lines leaked of $(grep -c . "$TMP/secret"): $(grep -F -f "$TMP/secret" "$TMP/credit" "$TMP/credit.json" "$TMP/credit-tty" | head -n 3)"
+    fi
+done
+truncate -s 1G "$TMP/huge" # sparse: no disk; read line by line it took 5 s (10 GiB: a minute)
+expect_error "quiz: an answers file of 1 GiB is refused at once" "has 1073741824 bytes; an answers file is a few lines" \
+    grading/quiz 04 --student alice --answers "$TMP/huge" --for-credit
+expect_error "quiz: --for-credit with --answer-key" "--for-credit never shows an answer" grading/quiz 04 --student alice --answer-key --for-credit
+
 # ---- bad input: one line, non-zero ---------------------------------------------------------------
 printf '1: 4\nthree: 5\n' >"$TMP/malformed"
 printf '1: 4\n42: 5\n' >"$TMP/beyond"
