@@ -343,6 +343,18 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            printf(
+                "usage: similarity [options] MANIFEST (the manifest and the method: the top of grading/similarity.c)\n"
+                "  --k K            tokens a k-gram; default 20\n"
+                "  --w W            k-grams a winnowing window; default 8\n"
+                "  --threshold PCT  the pairs at or above it; default 50\n"
+                "  --min N          the fewest fingerprints of its own a side needs to be compared; default 10\n"
+                "  --all            every pair, whatever its score\n"
+                "  --report FILE    append the pairs and their matching lines to FILE\n"
+                "  --title TEXT     the heading of this manifest's part of the report\n");
+            return 0;
+        }
         if (strcmp(a, "--all") == 0)
             all = 1;
         else if (strcmp(a, "--k") == 0 && more)

@@ -111,7 +111,7 @@ grading/grade-all "$TMP/class" --lessons "01" --out "$TMP/grades.csv" >"$TMP/ga"
 T=${T01:-0}
 C=$((T + 20))
 [ -n "$(command -v nvidia-smi)" ] && C=$T
-if [ "$(wc -l <"$TMP/grades.csv")" = 5 ] && grep -q "^\"alice\",$T,$T,0,$T,\"the reference 100% (L01); dave 100% (L01)\",\"copied: " "$TMP/grades.csv" &&
+if [ "$(wc -l <"$TMP/grades.csv")" = 5 ] && grep -q "^\"alice\",$T,$T,0,$T,\"the reference 100% (L01); dave 100% (L01)[^\"]*\",\"copied: " "$TMP/grades.csv" &&
     grep -q "^\"bob\",0,$T,0,0,\"\",\"\"\$" "$TMP/grades.csv" && grep -q "^\"carol\",0,$C,0,0," "$TMP/grades.csv" &&
     grep -q "^\"dave\",$T,$T,0,$T,\"[^\"]*\",\"copied: " "$TMP/grades.csv"; then
     pass "grade-all: one row per student, non-student files ignored, a broken submission does not stop the batch, the reference flagged as copied and similar to the reference and to each other"
