@@ -1,5 +1,6 @@
 # grading/ — the grader's tools (supervise, report, equiv) and the per-lesson checks.
-GRADING_TOOLS := $(ORACLE_LIB) $(O)/grading/supervise $(O)/grading/report $(O)/grading/equiv $(O)/grading/statcheck $(O)/grading/overlap
+GRADING_TOOLS := $(ORACLE_LIB) $(O)/grading/supervise $(O)/grading/report $(O)/grading/equiv $(O)/grading/statcheck $(O)/grading/overlap \
+	$(O)/grading/similarity
 CHECKLIB := $(O)/grading/libcheck.a
 
 $(O)/grading/%.o: grading/%.c $(BUILD_DEPS)
@@ -10,6 +11,10 @@ $(O)/grading/supervise: $(O)/grading/supervise.o
 $(O)/grading/report: $(O)/grading/report.o
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcjson
+# grade-all's plagiarism report: plain C, no library (see grading/similarity.c)
+$(O)/grading/similarity: $(O)/grading/similarity.o
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^
 $(O)/grading/overlap: $(O)/grading/overlap.o $(LIBDPC)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

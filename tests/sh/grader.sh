@@ -111,10 +111,10 @@ grading/grade-all "$TMP/class" --lessons "01" --out "$TMP/grades.csv" >"$TMP/ga"
 T=${T01:-0}
 C=$((T + 20))
 [ -n "$(command -v nvidia-smi)" ] && C=$T
-if [ "$(wc -l <"$TMP/grades.csv")" = 5 ] && grep -q "^\"alice\",$T,$T,0,$T,\"copied: " "$TMP/grades.csv" &&
-    grep -q "^\"bob\",0,$T,0,0,\"\"\$" "$TMP/grades.csv" && grep -q "^\"carol\",0,$C,0,0," "$TMP/grades.csv" &&
-    grep -q "^\"dave\",$T,$T,0,$T,\"copied: " "$TMP/grades.csv"; then
-    pass "grade-all: one row per student, non-student files ignored, a broken submission does not stop the batch, the reference flagged as copied"
+if [ "$(wc -l <"$TMP/grades.csv")" = 5 ] && grep -q "^\"alice\",$T,$T,0,$T,\"the reference 100% (L01); dave 100% (L01)[^\"]*\",\"copied: " "$TMP/grades.csv" &&
+    grep -q "^\"bob\",0,$T,0,0,\"\",\"\"\$" "$TMP/grades.csv" && grep -q "^\"carol\",0,$C,0,0," "$TMP/grades.csv" &&
+    grep -q "^\"dave\",$T,$T,0,$T,\"[^\"]*\",\"copied: " "$TMP/grades.csv"; then
+    pass "grade-all: one row per student, non-student files ignored, a broken submission does not stop the batch, the reference flagged as copied and similar to the reference and to each other"
 else
     fail "grade-all: $(cat "$TMP/grades.csv") / $(tail -n 3 "$TMP/ga")"
 fi
@@ -124,7 +124,7 @@ mkdir -p "$TMP/names/Doe, Jane" "$TMP/names/Zoë \"Z\" Ng"
 cp -R solutions/01-trainer "$TMP/names/Doe, Jane/"
 cp -R lessons/01-trainer "$TMP/names/Zoë \"Z\" Ng/"
 grading/grade-all "$TMP/names" --lessons 01 -j 2 --out "$TMP/names.csv" >"$TMP/ga" 2>&1
-if grep -q "^\"Doe, Jane\",$T,$T,0,$T," "$TMP/names.csv" && grep -q "^\"Zoë \"\"Z\"\" Ng\",0,$T,0,0,\"\"\$" "$TMP/names.csv"; then
+if grep -q "^\"Doe, Jane\",$T,$T,0,$T," "$TMP/names.csv" && grep -q "^\"Zoë \"\"Z\"\" Ng\",0,$T,0,0,\"\",\"\"\$" "$TMP/names.csv"; then
     pass "grade-all -j 2: any folder name, RFC 4180 quoting"
 else
     fail "grade-all with odd names: $(cat "$TMP/names.csv") / $(tail -n 3 "$TMP/ga")"
@@ -135,7 +135,7 @@ mkdir -p "$TMP/links/eve/01-trainer"
 cp lessons/01-trainer/*.c "$TMP/links/eve/01-trainer/"
 ln -sf "$PWD/solutions/01-trainer/adamw.c" "$TMP/links/eve/01-trainer/adamw.c"
 grading/grade-all "$TMP/links" --lessons 01 --out "$TMP/links.csv" >"$TMP/ga" 2>&1
-if grep -q "^\"eve\",0,$T,0,0,\"links, not files, left out: 01-trainer/adamw.c\"\$" "$TMP/links.csv"; then
+if grep -q "^\"eve\",0,$T,0,0,\"\",\"links, not files, left out: 01-trainer/adamw.c\"\$" "$TMP/links.csv"; then
     pass "grade-all: a student file that is a link is left out, and the row says so"
 else
     fail "grade-all with a linked student file: $(cat "$TMP/links.csv")"

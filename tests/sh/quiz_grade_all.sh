@@ -28,7 +28,7 @@ n09=$("$QUIZ" 09 --student ann --answer-key | wc -l)
 mkdir "$TMP/reports"
 DPC_TOTAL_TIMEOUT=0 grading/grade-all "$C" --lessons "00 09" --quiz --out "$TMP/g.csv" --reports "$TMP/reports" >"$TMP/ga" 2>&1
 max=$((n00 + n09))
-if head -n 1 "$TMP/g.csv" | grep -q '^student,total,max,inconclusive,L00,L09,quiz,quiz_max,note$' &&
+if head -n 1 "$TMP/g.csv" | grep -q '^student,total,max,inconclusive,L00,L09,quiz,quiz_max,similar,note$' &&
     grep -q "^\"ann\",0,[0-9]*,0,0,0,$n09,$max," "$TMP/g.csv" &&
     grep -q "^\"o'neil, jr\",0,[0-9]*,0,0,0,$n00,$max," "$TMP/g.csv" &&
     grep "^\"ben\"" "$TMP/g.csv" | grep -q ",0,$max,.*quiz 09 scored 0: .*line 2: expected 'QUESTION: ANSWER'"; then
