@@ -64,6 +64,7 @@ struct ddp {
     pthread_cond_t cv;
     int *queue; /* bucket indices in launch order (this backward) */
     int queued, completed;
+    int waited; /* launches ddp_wait_all has waited for: ddp_reset refuses to forget any other */
     bool stop, thread_started;
     /* what happened, for the grader: the launch order of the last backward */
     int *launch_log;
