@@ -215,21 +215,41 @@ static int collect_check(void) {
     /* any: some rank failed. Every rank stops at the same point (after a bookkeeping all-reduce), so that
      * no rank enters a collective that the others skip. */
     int any = 0;
+    /* The gather runs on the coll it is given, as the prefetch thread's (its own context: its own GPU
+     * stream). Each context counts the elements ops_copy copied on it: a copy issued on the trainer's
+     * context (the compute stream) gives the same bits on the CPU and races the gather on a GPU. */
+    ops_t *prefetch_ops = ops_create(OPS_CPU, 1);
+    coll_t prefetch;
+    coll_init(&prefetch, c, prefetch_ops);
+    uint64_t copied_given = 0, copied_trainer = 0;
+    prefetch_ops->copied = &copied_given;
+    t.ops->copied = &copied_trainer;
     for (int u = 0; u < 4 && !any; u++) {
         size_t n = (size_t)N * f.units[u].chunk, chunk = f.units[u].chunk;
         float *full = ops_alloc(t.ops, n);
         for (size_t i = 0; i < n; i++) full[i] = NAN;
         comm_counters_t before = comm_counters(c);
-        fsdp_gather(&f, &f.coll, u, full);
+        copied_given = copied_trainer = 0;
+        fsdp_gather(&f, &prefetch, u, full);
         long long received = (long long)comm_counters_diff(comm_counters(c), before).bytes_recv;
         ck_tape("fsdp_gather full unit", full, n * sizeof(float));
         received = ck_tape_ll("fsdp_gather bytes received", received);
+        long long on_trainer = ck_tape_ll("fsdp_gather elements copied on the trainer's context",
+                                          (long long)copied_trainer);
         for (size_t i = 0; i < n && !bad; i++) {
             float want = i < numel[u] ? value(u, i) : 0.0f;
             if (memcmp(&full[i], &want, 4)) {
                 explain_gather(&f, u, full, received);
                 bad = 1;
             }
+        }
+        if (!bad && on_trainer > 0) {
+            printf("FAIL: fsdp_gather, N=%d, unit %d: rank %d copied %lld floats with ops_copy on the trainer's "
+                   "context (f->t->ops, or f->coll's: the compute stream), not on the coll it was given — use "
+                   "coll->ops: the prefetch thread's coll has its own GPU stream, and only a copy issued there is "
+                   "ordered before its all-gather (the same bits on the CPU, a race on a GPU)\n",
+                   N, u, r, on_trainer);
+            bad = 1;
         }
         /* gradients: rank q contributes (q + 1)·g(i); the average is (N+1)/2·g(i), added to what the shard held */
         for (size_t i = 0; i < n; i++) full[i] = i < numel[u] ? (float)(r + 1) * value(u, i) : 0.0f;
@@ -260,6 +280,9 @@ static int collect_check(void) {
         ops_free(t.ops, full);
         comm_lib_allreduce(c, &bad, &any, 1, DT_I32, REDOP_MAX);
     }
+    t.ops->copied = NULL;
+    coll_free(&prefetch);
+    ops_destroy(prefetch_ops);
     /* clip: every real gradient element 1.0 → norm = sqrt(Σ n_u); padding must not count */
     if (!any) {
         size_t mine = 0;
