@@ -285,6 +285,7 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     t->global_idx = dp_malloc(global * sizeof(uint32_t));
     t->ctx = dp_malloc((size_t)c->batch * (size_t)c->context * sizeof(int32_t));
     t->targets = dp_malloc((size_t)c->batch * sizeof(int32_t));
+    t->model.batch_ctx = t->ctx, t->model.batch_targets = t->targets, t->model.batch_examples = c->batch;
     t->losses = dp_calloc((size_t)c->steps + 1, sizeof(float));
     t->step_compute_s = dp_calloc((size_t)c->steps + 1, sizeof(double));
     t->step_wait_s = dp_calloc((size_t)c->steps + 1, sizeof(double));
