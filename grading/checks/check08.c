@@ -156,6 +156,17 @@ static size_t real_count(const fsdp_t *f, int u) {
     return start >= x->numel ? 0 : (x->numel - start < x->chunk ? x->numel - start : x->chunk);
 }
 
+/* The unit other than u whose padded all-gather brings exactly got_bytes into a rank (a gather that
+ * ignores its unit and takes another's sizes), or -1. */
+static int other_unit(const fsdp_t *f, int u, long long got_bytes) {
+    size_t N = (size_t)f->world_size;
+    for (int v = 0; v < f->nunits; v++)
+        if (v != u && f->units[v].chunk != f->units[u].chunk &&
+            got_bytes == (long long)((N - 1) * f->units[v].chunk * sizeof(float)))
+            return v;
+    return -1;
+}
+
 /* Why a gathered unit is wrong, from what the rank's own buffer and the ring's traffic show: the bytes
  * it received (an all-gather of the padded unit brings (N − 1)·c floats), whether chunk r holds this
  * rank's own shard, which elements were never written. Every rank's verdict is printed. */
@@ -182,6 +193,10 @@ static void explain_gather(const fsdp_t *f, int u, const float *full, long long 
         printf(" — %zu elements were never written and nothing came in from the other ranks: put this rank's shard at "
                "chunk r, then all-gather N·c = %zu floats (lesson 04's all_gather)\n",
                nan, n);
+    else if (got_bytes != want_bytes && other_unit(f, u, got_bytes) >= 0)
+        printf(" — the all-gather brought %lld bytes into this rank, (N − 1)·c of unit %d (c = %zu), not of unit %d (c = "
+               "%zu): fsdp_gather must take unit u's entry, f->units[u] — its chunk and shard_offset\n",
+               got_bytes, other_unit(f, u, got_bytes), f->units[other_unit(f, u, got_bytes)].chunk, u, c);
     else if (got_bytes != want_bytes)
         printf(" — the all-gather brought %lld bytes into this rank; an all-gather of the padded unit brings (N − 1)·c "
                "floats = %lld bytes: its count must be N·c = %zu (every rank's chunk c long, padding included), not n "
