@@ -120,6 +120,41 @@ static double max_abs(const float *x, size_t n) {
     return m;
 }
 
+/* Step 1's examples (trainer.c, --dump): PATH.examples.RANK holds the sum of hashes of the examples
+ * that rank's forward passes took from its batch, and their count. Summed over the submission's
+ * ranks they must be the reference's (one process). -1: a file is missing (nothing to say); 0: the
+ * same examples; 1: other examples, with the FAIL line printed. */
+static int read_examples(const char *path, int rank, unsigned long long *hash, long long *count) {
+    char name[1100];
+    snprintf(name, sizeof name, "%s.examples.%d", path, rank);
+    FILE *f = fopen(name, "r");
+    if (!f) return -1;
+    unsigned long long h = 0;
+    long long n = 0;
+    int ok = fscanf(f, "%llu %lld", &h, &n) == 2;
+    fclose(f);
+    if (!ok) return -1;
+    *hash += h, *count += n;
+    return 0;
+}
+
+static int examples_differ(const char *ref_path, const char *sub_path, int world) {
+    unsigned long long rh = 0, sh = 0;
+    long long rn = 0, sn = 0;
+    if (read_examples(ref_path, 0, &rh, &rn)) return -1;
+    for (int r = 0; r < world; r++)
+        if (read_examples(sub_path, r, &sh, &sn)) return -1;
+    if (rh == sh && rn == sn) return 0;
+    printf("FAIL: step 1 trained on other examples than the reference: the forward passes of the %d rank%s took %lld "
+           "example%s from their batches, the reference %lld%s\n",
+           world, world > 1 ? "s together" : "", sn, sn == 1 ? "" : "s", rn,
+           sn == rn ? ", but not the same ones" : "");
+    printf("  hint: the data order differs — which examples each rank takes (the sampler's list: its permutation, "
+           "padding, striding) or which slice of the batch each micro-batch takes — not the arithmetic: every number "
+           "below differs because of it, so their formula hints are left out\n");
+    return 1;
+}
+
 /* With clipping active (--clip C, and the reference's step-1 gradient clipped to norm C): a wrong
  * gradient whose GLOBAL norm and direction show where the clipping went wrong — clipped, but not as
  * one vector after the all-reduce and the last micro-batch. Per-tensor hints (a scale factor, a
@@ -507,6 +542,9 @@ int main(int argc, char **argv) {
         failures++;
     }
     size_t steps = ref_steps < ls->numel ? ref_steps : ls->numel;
+    /* first: other examples explain every difference below better than any formula */
+    int data_differ = off == 0 && examples_differ(ref_path, sub_path, (int)world) == 1;
+    failures += data_differ;
     o.steps = steps;
     int grads_ok = off > 0 ? -1 : grads_agree(&ref, &sub, grad_rtol);
     const float *ref_loss = (const float *)lr_->data + off;
@@ -523,7 +561,9 @@ int main(int argc, char **argv) {
         for (size_t j = 0; j < steps; j++) all_zero &= ((const float *)ls->data)[j] == 0.0f;
         /* The loss of step k is computed with the parameters after updates 1..k−1, on step k's
          * examples: what agrees before it says where the difference can enter. */
-        if (all_zero)
+        if (data_differ)
+            ; /* the examples' line above says why */
+        else if (all_zero)
             printf("  hint: every loss is exactly 0: does the step return the loss that forward computed?\n");
         else if (off > 0 && cl.first_bad == 0)
             printf("  hint: the first step after resuming already differs: the restored parameters, optimizer state "
@@ -570,7 +610,7 @@ int main(int argc, char **argv) {
     /* gradients after the first step */
     if (off == 0) {
         int seen = 0, bad_tensors = 0;
-        int clip_explained = grads_ok == 0 && explain_clip(&ref, &sub, clip);
+        int clip_explained = data_differ || (grads_ok == 0 && explain_clip(&ref, &sub, clip));
         double worst_rel = 0, worst_used = 0; /* worst |diff| / tolerance: how close to failing */
         unsigned long long worst_ulp = 0;
         for (int i = 0; i < ref.ntensors; i++) {

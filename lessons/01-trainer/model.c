@@ -301,7 +301,7 @@ static long long index_in(const int32_t *p, const int32_t *base, size_t n) {
  * trainer's batch: a slice taken with the wrong stride must stop here with a line that names it, not
  * read past the batch into a crash or into other examples' targets. Buffers that are not the
  * trainer's batch (validation, sampling, a check's own) are not looked at. */
-static void check_batch_slice(const model_t *m, const int32_t *ctx, const int32_t *targets, int B) {
+static void check_batch_slice(model_t *m, const int32_t *ctx, const int32_t *targets, int B) {
     if (!m->batch_ctx || !m->batch_targets) return;
     size_t T = (size_t)m->cfg.context, E = (size_t)m->batch_examples;
     long long ci = index_in(ctx, m->batch_ctx, E * T), ti = index_in(targets, m->batch_targets, E);
@@ -329,6 +329,16 @@ static void check_batch_slice(const model_t *m, const int32_t *ctx, const int32_
         dp_fatal("model_forward: examples %lld..%lld asked for, the batch holds %zu (0..%zu): the micro-batches must "
                  "tile the batch (chunk_range)",
                  ti, ti + B - 1, E, E - 1);
+    for (int j = 0; j < B; j++) { /* FNV-1a of the example's tokens and target, then a 64-bit mix */
+        uint64_t h = 1469598103934665603ull;
+        for (size_t p = 0; p <= T; p++) {
+            uint32_t v = (uint32_t)(p < T ? ctx[(size_t)j * T + p] : targets[j]);
+            for (int q = 0; q < 4; q++) h = (h ^ ((v >> (8 * q)) & 0xff)) * 1099511628211ull;
+        }
+        h ^= h >> 33, h *= 0xff51afd7ed558ccdull, h ^= h >> 33;
+        m->batch_hash += h;
+        m->batch_seen++;
+    }
 }
 
 float model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int B) {

@@ -121,6 +121,11 @@ typedef struct {
      * a micro-batch sliced with the wrong stride reads past it, or pairs contexts with other targets. */
     const int32_t *batch_ctx, *batch_targets;
     int batch_examples;
+    /* What went through model_forward from the trainer's batch since the trainer last zeroed these:
+     * a sum of per-example hashes (order-free, so the ranks' sums add up to the global batch's) and
+     * a count — the grader's way to tell "other examples" from "other arithmetic" (--dump). */
+    uint64_t batch_hash;
+    long long batch_seen;
 } model_t;
 
 /* Where parameter i's values / gradient are right now (inside its unit's current buffer). */

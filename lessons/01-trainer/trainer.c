@@ -385,6 +385,19 @@ static void default_full(trainer_t *t, const float *src, float *out) {
 static void full_params_default(trainer_t *t, float *out) { default_full(t, t->model.params, out); }
 static void full_grads_default(trainer_t *t, float *out) { default_full(t, t->model.grads, out); }
 
+/* --dump: every rank writes DUMP.examples.RANK, what its first step's forward passes took from the
+ * batch (model_t.batch_hash, batch_seen): summed over the ranks it must be the reference's, or the
+ * run trained on other examples — the data order, not the arithmetic (grading/equiv.c). */
+static void write_step_examples(const trainer_t *t) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s.examples.%d", t->cfg.dump, t->rank);
+    dp_mkdir_for(path);
+    FILE *f = fopen(path, "w");
+    if (!f) dp_fatal("cannot write %s: %s", path, strerror(errno));
+    fprintf(f, "%llu %lld\n", (unsigned long long)t->model.batch_hash, t->model.batch_seen);
+    if (fclose(f) != 0) dp_fatal("cannot write %s: %s", path, strerror(errno));
+}
+
 static void write_dump(trainer_t *t, int64_t first, int64_t last) {
     const flat_layout_t *L = &t->model.layout;
     float *params = t->rank == 0 ? dp_malloc(L->numel * sizeof(float)) : NULL;
@@ -597,9 +610,11 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
         if (t->mp) t->mp->step = s + 1;
         double lr = lr_at(s, c->lr, c->warmup, c->steps, c->min_lr_ratio);
         double w0 = comm_thread_wait_s() + t->added_wait_s;
+        t->model.batch_hash = 0, t->model.batch_seen = 0;
         double t0 = dp_now();
         float loss = step_fn(t, lr);
         double t1 = dp_now();
+        if (s == first && c->dump) write_step_examples(t);
         double wait = comm_thread_wait_s() + t->added_wait_s - w0;
         double delay = emulated_delay(t, s, t1 - t0 - wait);
         if (delay > 0) {
