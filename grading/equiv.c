@@ -147,8 +147,7 @@ static int examples_differ(const char *ref_path, const char *sub_path, int world
     if (rh == sh && rn == sn) return 0;
     printf("FAIL: step 1 trained on other examples than the reference: the forward passes of the %d rank%s took %lld "
            "example%s from their batches, the reference %lld%s\n",
-           world, world > 1 ? "s together" : "", sn, sn == 1 ? "" : "s", rn,
-           sn == rn ? ", but not the same ones" : "");
+           world, world > 1 ? "s together" : "", sn, sn == 1 ? "" : "s", rn, sn == rn ? ", but not the same ones" : "");
     printf("  hint: the data order differs — which examples each rank takes (the sampler's list: its permutation, "
            "padding, striding) or which slice of the batch each micro-batch takes — not the arithmetic: every number "
            "below differs because of it, so their formula hints are left out\n");
@@ -166,7 +165,8 @@ static int explain_clip(const st_file_t *ref, const st_file_t *sub, double clip)
         const st_tensor_t *r = &ref->tensors[i], *t = st_find(sub, r->name);
         if (strncmp(r->name, "grad.", 5) || !t || t->numel != r->numel) continue;
         const float *a = t->data, *b = r->data;
-        for (size_t k = 0; k < r->numel; k++) rr += (double)b[k] * b[k], ss += (double)a[k] * a[k], rs += (double)a[k] * b[k];
+        for (size_t k = 0; k < r->numel; k++)
+            rr += (double)b[k] * b[k], ss += (double)a[k] * a[k], rs += (double)a[k] * b[k];
     }
     double rn = sqrt(rr), sn = sqrt(ss), cosine = rn > 0 && sn > 0 ? rs / (rn * sn) : 0;
     if (!(clip > 0) || fabs(rn - clip) > 1e-3 * clip || !isfinite(sn) || sn == 0) return 0; /* not clipped */
@@ -490,10 +490,10 @@ int main(int argc, char **argv) {
         }
     }
     if (!ref_path || !sub_path) {
-        fprintf(stderr,
-                "usage: equiv REF.safetensors SUB.safetensors [--batch B] [--world N] [--accum K] "
-                "[--loss-rtol R] [--grad-rtol R] [--param-atol A] [--param-rtol R] [--exact] [--lr LR] "
-                "[--optimizer adamw|sgd] [--beta1 B] [--beta2 B] [--eps E] [--ref-offset K] [--clip C] [--spread FILE]...\n");
+        fprintf(stderr, "usage: equiv REF.safetensors SUB.safetensors [--batch B] [--world N] [--accum K] "
+                        "[--loss-rtol R] [--grad-rtol R] [--param-atol A] [--param-rtol R] [--exact] [--lr LR] "
+                        "[--optimizer adamw|sgd] [--beta1 B] [--beta2 B] [--eps E] [--ref-offset K] [--clip C] "
+                        "[--spread FILE]...\n");
         return 2;
     }
     if (strcmp(optimizer, "adamw") && strcmp(optimizer, "sgd")) {

@@ -69,14 +69,12 @@ static void diagnose(const allreduce_spec_t *spec, int rank, int N, size_t count
                (unsigned long long)scaled_all, spec->scale_hint);
     else if (N > 1 && op == REDOP_AVG && times_n)
         printf("  hint: this is the SUM: REDOP_AVG must divide by N\n");
-    else if (N > 1 && op == REDOP_AVG && spec->chunked && count >= (size_t)N &&
-             sum_chunks(N, count, got, want) >= 0) {
+    else if (N > 1 && op == REDOP_AVG && spec->chunked && count >= (size_t)N && sum_chunks(N, count, got, want) >= 0) {
         int q = sum_chunks(N, count, got, want);
         printf("  hint: chunk %d holds the SUM while other chunks hold the average: rank %d did not scale its chunk "
                "— %s\n",
                q, q, spec->scale_hint);
-    }
-    else if (N > 1 && over_n)
+    } else if (N > 1 && over_n)
         printf("  hint: this is 1/N of the expected value: divided by N %s\n",
                op == REDOP_AVG ? "twice" : "although the op is REDOP_SUM");
     else if (N > 1 && spec->chunked && count > (size_t)N && count % (size_t)N && first >= count - count % (size_t)N)

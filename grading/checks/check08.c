@@ -194,9 +194,10 @@ static void explain_gather(const fsdp_t *f, int u, const float *full, long long 
                "chunk r, then all-gather N·c = %zu floats (lesson 04's all_gather)\n",
                nan, n);
     else if (got_bytes != want_bytes && other_unit(f, u, got_bytes) >= 0)
-        printf(" — the all-gather brought %lld bytes into this rank, (N − 1)·c of unit %d (c = %zu), not of unit %d (c = "
-               "%zu): fsdp_gather must take unit u's entry, f->units[u] — its chunk and shard_offset\n",
-               got_bytes, other_unit(f, u, got_bytes), f->units[other_unit(f, u, got_bytes)].chunk, u, c);
+        printf(
+            " — the all-gather brought %lld bytes into this rank, (N − 1)·c of unit %d (c = %zu), not of unit %d (c = "
+            "%zu): fsdp_gather must take unit u's entry, f->units[u] — its chunk and shard_offset\n",
+            got_bytes, other_unit(f, u, got_bytes), f->units[other_unit(f, u, got_bytes)].chunk, u, c);
     else if (got_bytes != want_bytes)
         printf(" — the all-gather brought %lld bytes into this rank; an all-gather of the padded unit brings (N − 1)·c "
                "floats = %lld bytes: its count must be N·c = %zu (every rank's chunk c long, padding included), not n "
@@ -249,8 +250,8 @@ static int collect_check(void) {
         long long received = (long long)comm_counters_diff(comm_counters(c), before).bytes_recv;
         ck_tape("fsdp_gather full unit", full, n * sizeof(float));
         received = ck_tape_ll("fsdp_gather bytes received", received);
-        long long on_trainer = ck_tape_ll("fsdp_gather elements copied on the trainer's context",
-                                          (long long)copied_trainer);
+        long long on_trainer =
+            ck_tape_ll("fsdp_gather elements copied on the trainer's context", (long long)copied_trainer);
         for (size_t i = 0; i < n && !bad; i++) {
             float want = i < numel[u] ? value(u, i) : 0.0f;
             if (memcmp(&full[i], &want, 4)) {

@@ -109,8 +109,8 @@ static void describe_wrong(const char *algo, size_t size, size_t count, int N, c
     for (int q = 0; q < N && shown < 3; q++) {
         const double *w = per_rank + 5 * q;
         if (w[0] <= 0) continue;
-        printf("%s rank %d: %.0f wrong in elements %.0f..%.0f, element %.0f is %g, expected %g", shown++ ? ";" : "",
-               q, w[0], w[1], w[2], w[1], w[3], w[4]);
+        printf("%s rank %d: %.0f wrong in elements %.0f..%.0f, element %.0f is %g, expected %g", shown++ ? ";" : "", q,
+               w[0], w[1], w[2], w[1], w[3], w[4]);
     }
     printf("\n");
 }
@@ -193,7 +193,7 @@ int main(int argc, char **argv) {
         }
     }
     long total_wrong = 0;
-    double *per_rank = dp_calloc((size_t)N * 5, sizeof(double)); /* rank 0: every rank's wrong elements */
+    double *per_rank = dp_calloc((size_t)N * 5, sizeof(double));      /* rank 0: every rank's wrong elements */
     size_t first_wrong[sizeof all_algos / sizeof all_algos[0]] = {0}; /* per algorithm: the first wrong size */
     for (size_t size = begin; size <= end; size *= (size_t)factor) {
         size_t count = size / 4;
@@ -248,8 +248,7 @@ int main(int argc, char **argv) {
     if (r == 0) {
         printf("# out of bounds values : %ld %s", total_wrong, total_wrong ? "FAILED" : "OK");
         for (int a = 0, n = 0; a < nalgos; a++)
-            if (first_wrong[a])
-                printf("%s%s (from %zu B)", n++ ? ", " : " — wrong: ", algos[a]->name, first_wrong[a]);
+            if (first_wrong[a]) printf("%s%s (from %zu B)", n++ ? ", " : " — wrong: ", algos[a]->name, first_wrong[a]);
         printf("\n");
         /* the rows are streamed (a stopped benchmark keeps them); their errors are seen here */
         errno = 0;
