@@ -92,7 +92,8 @@ void ddp_free(ddp_t *d);
 void ddp_launch(ddp_t *d, int b);
 /* Block until every launched bucket's all-reduce has finished. */
 void ddp_wait_all(ddp_t *d);
-/* Reset the per-backward state (pending counts, next bucket, launch log). */
+/* Reset the per-backward state (pending counts, next bucket, launch log). Stops with one line when a
+ * launched bucket has not been waited for (ddp_wait_all first): its all-reduce would still be running. */
 void ddp_reset(ddp_t *d);
 /* One DDP training step (t->ext points at the ddp_t). */
 float ddp_train_step(trainer_t *t, double lr);
