@@ -35,6 +35,10 @@ typedef struct {
      * rank did (an all-reduce whose every rank scales the whole buffer gets the same bits as one
      * whose ranks scale only their own chunk). One context is used by one thread at a time. */
     uint64_t *scaled;
+    /* NULL, or where ops_copy adds how many elements it copied: which context (which GPU stream) a
+     * copy was issued on, which the CPU cannot otherwise tell — a copy on the wrong stream gives the
+     * same bits here and is a race on a GPU (lesson 08's gather, on its prefetch stream). */
+    uint64_t *copied;
     /* The operand type of ops_gemm: DT_F32 (the default), or DT_BF16 / DT_F16 for mixed precision.
      * On a GPU a 16-bit setting makes every GEMM round A and B to that type (as ops_round) and
      * multiply them on the tensor cores, accumulating and writing C in float32: what a bf16 GEMM

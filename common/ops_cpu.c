@@ -309,6 +309,7 @@ void ops_axpy(const ops_t *ops, float alpha, const float *x, float *y, size_t n)
 }
 
 void ops_copy(const ops_t *ops, const float *src, float *dst, size_t n) {
+    if (ops->copied) *ops->copied += n;
     DISPATCH(ops_cuda_copy(ops, src, dst, n));
     if (src != dst && n) memmove(dst, src, n * sizeof(float));
 }

@@ -4,6 +4,7 @@
  *         [--loss-rtol R] [--grad-rtol R] [--param-atol A] [--param-rtol R] [--exact] [--spread FILE]...
  *         [--lr LR] [--optimizer adamw|sgd] [--beta1 B] [--beta2 B] [--eps E]   (the runs' optimizer)
  *         [--ref-offset K]   (SUB resumed at step K of REF: compare with REF's losses from K on)
+ *         [--clip C]         (the runs' clip threshold: a gradient clipped in the wrong place is named)
  *
  * Both files are trainer dumps (--dump): "loss" per step, "grad.<name>" after the first step and
  * "param.<name>" at the end. The reference is always lesson 01's reference trainer on one process
@@ -117,6 +118,78 @@ static double max_abs(const float *x, size_t n) {
     double m = 0;
     for (size_t k = 0; k < n; k++) m = fmax(m, fabs(x[k]));
     return m;
+}
+
+/* Step 1's examples (trainer.c, --dump): PATH.examples.RANK holds the sum of hashes of the examples
+ * that rank's forward passes took from its batch, and their count. Summed over the submission's
+ * ranks they must be the reference's (one process). -1: a file is missing (nothing to say); 0: the
+ * same examples; 1: other examples, with the FAIL line printed. */
+static int read_examples(const char *path, int rank, unsigned long long *hash, long long *count) {
+    char name[1100];
+    snprintf(name, sizeof name, "%s.examples.%d", path, rank);
+    FILE *f = fopen(name, "r");
+    if (!f) return -1;
+    unsigned long long h = 0;
+    long long n = 0;
+    int ok = fscanf(f, "%llu %lld", &h, &n) == 2;
+    fclose(f);
+    if (!ok) return -1;
+    *hash += h, *count += n;
+    return 0;
+}
+
+static int examples_differ(const char *ref_path, const char *sub_path, int world) {
+    unsigned long long rh = 0, sh = 0;
+    long long rn = 0, sn = 0;
+    if (read_examples(ref_path, 0, &rh, &rn)) return -1;
+    for (int r = 0; r < world; r++)
+        if (read_examples(sub_path, r, &sh, &sn)) return -1;
+    if (rh == sh && rn == sn) return 0;
+    printf("FAIL: step 1 trained on other examples than the reference: the forward passes of the %d rank%s took %lld "
+           "example%s from their batches, the reference %lld%s\n",
+           world, world > 1 ? "s together" : "", sn, sn == 1 ? "" : "s", rn, sn == rn ? ", but not the same ones" : "");
+    printf("  hint: the data order differs — which examples each rank takes (the sampler's list: its permutation, "
+           "padding, striding) or which slice of the batch each micro-batch takes — not the arithmetic: every number "
+           "below differs because of it, so their formula hints are left out\n");
+    return 1;
+}
+
+/* With clipping active (--clip C, and the reference's step-1 gradient clipped to norm C): a wrong
+ * gradient whose GLOBAL norm and direction show where the clipping went wrong — clipped, but not as
+ * one vector after the all-reduce and the last micro-batch. Per-tensor hints (a scale factor, a
+ * direction) would each blame the tensor. Prints the hint and returns 1 when it explains the
+ * difference; 0 otherwise. */
+static int explain_clip(const st_file_t *ref, const st_file_t *sub, double clip) {
+    double rr = 0, ss = 0, rs = 0;
+    for (int i = 0; i < ref->ntensors; i++) {
+        const st_tensor_t *r = &ref->tensors[i], *t = st_find(sub, r->name);
+        if (strncmp(r->name, "grad.", 5) || !t || t->numel != r->numel) continue;
+        const float *a = t->data, *b = r->data;
+        for (size_t k = 0; k < r->numel; k++)
+            rr += (double)b[k] * b[k], ss += (double)a[k] * a[k], rs += (double)a[k] * b[k];
+    }
+    double rn = sqrt(rr), sn = sqrt(ss), cosine = rn > 0 && sn > 0 ? rs / (rn * sn) : 0;
+    if (!(clip > 0) || fabs(rn - clip) > 1e-3 * clip || !isfinite(sn) || sn == 0) return 0; /* not clipped */
+    if (fabs(sn - clip) <= 1e-3 * clip && cosine < 0.99999)
+        printf("  hint: step 1's gradient has the clip threshold's global norm (%.4g), as the reference's, but another "
+               "direction (cosine %.5f): it was clipped, but not as one vector — clip ONCE, the whole averaged and "
+               "accumulated gradient, after the all-reduce and the last micro-batch (clipping a rank's or a "
+               "micro-batch's share first changes the direction)\n",
+               sn, cosine);
+    else if (sn < clip * (1 - 1e-3) && cosine > 0.9)
+        printf("  hint: step 1's gradient has a global norm of %.4g, below the clip threshold %.4g that the "
+               "reference's was clipped to (cosine %.5f): it was clipped and then shrunk — averaged over the ranks "
+               "or weighted after the clipping (clip after the all-reduce, once, after the last micro-batch)\n",
+               sn, clip, cosine);
+    else if (sn > clip * (1 + 1e-3) && cosine > 0.9)
+        printf("  hint: step 1's gradient has a global norm of %.4g, above the clip threshold %.4g that the "
+               "reference's was clipped to (cosine %.5f): it was not clipped before the step — or clipped before it "
+               "was complete (before the all-reduce summed the ranks, or before the last micro-batch)\n",
+               sn, clip, cosine);
+    else
+        return 0;
+    printf("  (the per-tensor differences below follow from it)\n");
+    return 1;
 }
 
 /* Name the factor a gradient is off by, if it is a clean one; when its norm and direction are the
@@ -371,7 +444,7 @@ static int check_params(const st_file_t *ref, const st_file_t *sub, double atol,
 
 int main(int argc, char **argv) {
     const char *ref_path = NULL, *sub_path = NULL, *optimizer = "adamw";
-    double batch = 0, world = 1, accum = 1, ref_offset = 0;
+    double batch = 0, world = 1, accum = 1, ref_offset = 0, clip = 0;
     int exact = 0, summary = 0;
     const char *spread_paths[MAX_SPREAD];
     int nspread = 0;
@@ -387,6 +460,7 @@ int main(int argc, char **argv) {
                       : !strcmp(a, "--param-atol") ? &param_atol
                       : !strcmp(a, "--param-rtol") ? &param_rtol
                       : !strcmp(a, "--ref-offset") ? &ref_offset
+                      : !strcmp(a, "--clip")       ? &clip
                       : !strcmp(a, "--lr")         ? &o.lr
                       : !strcmp(a, "--beta1")      ? &o.beta1
                       : !strcmp(a, "--beta2")      ? &o.beta2
@@ -416,10 +490,10 @@ int main(int argc, char **argv) {
         }
     }
     if (!ref_path || !sub_path) {
-        fprintf(stderr,
-                "usage: equiv REF.safetensors SUB.safetensors [--batch B] [--world N] [--accum K] "
-                "[--loss-rtol R] [--grad-rtol R] [--param-atol A] [--param-rtol R] [--exact] [--lr LR] "
-                "[--optimizer adamw|sgd] [--beta1 B] [--beta2 B] [--eps E] [--ref-offset K] [--spread FILE]...\n");
+        fprintf(stderr, "usage: equiv REF.safetensors SUB.safetensors [--batch B] [--world N] [--accum K] "
+                        "[--loss-rtol R] [--grad-rtol R] [--param-atol A] [--param-rtol R] [--exact] [--lr LR] "
+                        "[--optimizer adamw|sgd] [--beta1 B] [--beta2 B] [--eps E] [--ref-offset K] [--clip C] "
+                        "[--spread FILE]...\n");
         return 2;
     }
     if (strcmp(optimizer, "adamw") && strcmp(optimizer, "sgd")) {
@@ -468,6 +542,9 @@ int main(int argc, char **argv) {
         failures++;
     }
     size_t steps = ref_steps < ls->numel ? ref_steps : ls->numel;
+    /* first: other examples explain every difference below better than any formula */
+    int data_differ = off == 0 && examples_differ(ref_path, sub_path, (int)world) == 1;
+    failures += data_differ;
     o.steps = steps;
     int grads_ok = off > 0 ? -1 : grads_agree(&ref, &sub, grad_rtol);
     const float *ref_loss = (const float *)lr_->data + off;
@@ -484,7 +561,9 @@ int main(int argc, char **argv) {
         for (size_t j = 0; j < steps; j++) all_zero &= ((const float *)ls->data)[j] == 0.0f;
         /* The loss of step k is computed with the parameters after updates 1..k−1, on step k's
          * examples: what agrees before it says where the difference can enter. */
-        if (all_zero)
+        if (data_differ)
+            ; /* the examples' line above says why */
+        else if (all_zero)
             printf("  hint: every loss is exactly 0: does the step return the loss that forward computed?\n");
         else if (off > 0 && cl.first_bad == 0)
             printf("  hint: the first step after resuming already differs: the restored parameters, optimizer state "
@@ -493,13 +572,28 @@ int main(int argc, char **argv) {
             printf("  hint: steps %zu..%zu agree after resuming, so the difference enters in update %zu or in "
                    "step %zu's examples\n",
                    off + 1, k - 1, k - 1, k);
+        else if (cl.first_bad == 0 && grads_ok == 1)
+            /* the gradients come from the same forward pass: if they agree, the examples and the
+             * forward pass do, and only the loss the step reports is combined wrongly */
+            printf("  hint: step 1's loss differs but its gradients agree, so its examples and forward pass are right: "
+                   "only the loss the step reports is off — how it is averaged over the ranks%s\n",
+                   accum > 1 ? " or over the micro-batches (micro-batch i's loss weighs b_i/B, not 1/k)" : "");
         else if (cl.first_bad == 0)
             printf("  hint: step 1 is computed before any update: its examples, the forward pass, or how the loss is "
-                   "averaged over the ranks differ\n");
+                   "averaged over the ranks%s differ\n",
+                   accum > 1 ? " or weighted over the micro-batches (b_i/B, in the loss and in backward's grad_scale)"
+                             : "");
         else if (grads_ok == 0)
             printf("  hint: step 1's loss agrees but its gradients differ (see below): every update uses them (AdamW's "
                    "first depends only on their sign, so a wrong scale reaches the losses at step 3 at the "
                    "earliest)\n");
+        else if (clip > 0 && grads_ok == 1)
+            /* the dump holds the gradient as it is after the step: clipped there, it agrees even when
+             * the update used it unclipped (AdamW's sign-like first updates hide that for a few steps) */
+            printf("  hint: steps 1..%zu agree and step 1's gradient (as it stands after the step) is the reference's "
+                   "clipped one, yet an update differs: the optimizer step, or the clipping done AFTER it (optim_step "
+                   "used the unclipped gradient) — clip between the all-reduce and the step\n",
+                   k - 1);
         else if (k == 2)
             printf("  hint: step 1's loss%s agree%s, so update 1 went wrong — the optimizer step or clipping — or "
                    "step 2 did not run with the updated parameters (a rank that never received them?)\n",
@@ -516,6 +610,7 @@ int main(int argc, char **argv) {
     /* gradients after the first step */
     if (off == 0) {
         int seen = 0, bad_tensors = 0;
+        int clip_explained = data_differ || (grads_ok == 0 && explain_clip(&ref, &sub, clip));
         double worst_rel = 0, worst_used = 0; /* worst |diff| / tolerance: how close to failing */
         unsigned long long worst_ulp = 0;
         for (int i = 0; i < ref.ntensors; i++) {
@@ -540,7 +635,7 @@ int main(int argc, char **argv) {
             if (bad_tensors > 4) continue; /* the first few tell the story */
             printf("FAIL: %s differs at %zu of %zu elements; first at index %zu: %.7g, reference %.7g (max-abs %.3g)\n",
                    r->name, c.n_bad, c.n, c.first_bad, c.first_a, c.first_b, c.max_abs);
-            explain(r->name, a, b, r->numel, tol, factors, nf);
+            if (!clip_explained) explain(r->name, a, b, r->numel, tol, factors, nf);
         }
         if (bad_tensors > 4) printf("  ... and %d more tensors\n", bad_tensors - 4);
         if (seen)

@@ -22,9 +22,27 @@ static int own_chunk_only(int rank, int N, size_t count, const float *got, const
     return 1;
 }
 
+/* AVG on a chunked algorithm: the first chunk that holds exactly N times the average (the sum,
+ * unscaled), when some other chunk is right; -1 when none. */
+static int sum_chunks(int N, size_t count, const float *got, const float *want) {
+    size_t base = count / (size_t)N, extra = count % (size_t)N;
+    int first_sum = -1, any_right = 0;
+    for (int q = 0; q < N; q++) {
+        size_t off = (size_t)q * base + ((size_t)q < extra ? (size_t)q : extra), len = base + ((size_t)q < extra);
+        int sum = len > 0, right = len > 0;
+        for (size_t i = off; i < off + len; i++) {
+            sum &= fabsf(got[i] - want[i] * N) <= 1e-6f * fabsf(want[i] * N) + 1e-30f;
+            right &= cmp_ulp_distance(got[i], want[i]) <= 1;
+        }
+        if (sum && !right && first_sum < 0) first_sum = q;
+        any_right |= right;
+    }
+    return any_right ? first_sum : -1;
+}
+
 /* Explain a wrong result on this rank by the usual mistakes. */
 static void diagnose(const allreduce_spec_t *spec, int rank, int N, size_t count, redop_t op, const float *got,
-                     const float *want, size_t first) {
+                     const float *want, size_t first, uint64_t scaled_all) {
     printf("FAIL: %s, N=%d, count=%zu, %s: rank %d element %zu is %.7g, expected %.7g\n", spec->name, N, count,
            op == REDOP_SUM ? "sum" : "average", rank, first, (double)got[first], (double)want[first]);
     int own = 1, unchanged = 1, times_n = 1, over_n = 1, missing_root = 1;
@@ -44,9 +62,19 @@ static void diagnose(const allreduce_spec_t *spec, int rank, int N, size_t count
         printf("  hint: rank %d's buffer is partly unchanged: some elements never received their result\n", rank);
     else if (N > 1 && missing_root)
         printf("  hint: the result lacks rank 0's own values: the root must add its own buffer too\n");
+    else if (N > 1 && op == REDOP_AVG && times_n && scaled_all > 0)
+        /* it did divide, but what it divided never reached the result: the wrong elements were scaled */
+        printf("  hint: this is the SUM, although the ranks scaled %llu elements with ops_scale: what was scaled "
+               "is not what ends in the result — %s\n",
+               (unsigned long long)scaled_all, spec->scale_hint);
     else if (N > 1 && op == REDOP_AVG && times_n)
         printf("  hint: this is the SUM: REDOP_AVG must divide by N\n");
-    else if (N > 1 && over_n)
+    else if (N > 1 && op == REDOP_AVG && spec->chunked && count >= (size_t)N && sum_chunks(N, count, got, want) >= 0) {
+        int q = sum_chunks(N, count, got, want);
+        printf("  hint: chunk %d holds the SUM while other chunks hold the average: rank %d did not scale its chunk "
+               "— %s\n",
+               q, q, spec->scale_hint);
+    } else if (N > 1 && over_n)
         printf("  hint: this is 1/N of the expected value: divided by N %s\n",
                op == REDOP_AVG ? "twice" : "although the op is REDOP_SUM");
     else if (N > 1 && spec->chunked && count > (size_t)N && count % (size_t)N && first >= count - count % (size_t)N)
@@ -152,12 +180,16 @@ int allreduce_sweep(coll_t *coll, const allreduce_spec_t *spec) {
             ck_tape(what, peers, (size_t)N * sizeof *peers);
             snprintf(what, sizeof what, "%s, N=%d, count=%zu, %s: elements scaled", spec->name, N, count, opname);
             ck_tape(what, &scaled, sizeof scaled);
+            /* the elements scaled over all ranks (the grader's bookkeeping, from the taped counts): a
+             * sum where some rank did scale means the wrong elements were scaled, not none */
+            int64_t scaled_one = (int64_t)scaled, scaled_all = 0;
+            comm_lib_allreduce(c, &scaled_one, &scaled_all, 1, DT_I64, REDOP_SUM);
             int mine = 0;
             for (size_t i = 0; i < count && !mine; i++) {
                 /* SUM: bit for bit. AVG: within 1 ULP (x/N and x·(1/N) may round differently). */
                 int ok = op == REDOP_SUM ? !memcmp(&buf[i], &want[i], 4) : cmp_ulp_distance(buf[i], want[i]) <= 1;
                 if (!ok) {
-                    diagnose(spec, rank, N, count, op, buf, want, i);
+                    diagnose(spec, rank, N, count, op, buf, want, i, (uint64_t)scaled_all);
                     mine = 1;
                 }
             }
@@ -171,11 +203,25 @@ int allreduce_sweep(coll_t *coll, const allreduce_spec_t *spec) {
             if (!mine && spec->traffic && !traffic_ok(spec, rank, N, count, peers)) mine = 1;
             size_t may = op == REDOP_AVG && spec->scaled ? spec->scaled(rank, N, count) : 0;
             if (!mine && scaled > may) {
-                printf(
-                    "FAIL: %s, N=%d, count=%zu, %s: rank %d scaled %llu elements with ops_scale; it needs to scale at "
-                    "most %zu\n  hint: %s\n",
-                    spec->name, N, count, opname, rank, (unsigned long long)scaled, may,
-                    op == REDOP_SUM ? "REDOP_SUM never scales" : spec->scale_hint);
+                printf("FAIL: %s, N=%d, count=%zu, %s: rank %d scaled %llu elements with ops_scale; it needs to scale "
+                       "at most %zu\n  hint: ",
+                       spec->name, N, count, opname, rank, (unsigned long long)scaled, may);
+                /* the same bits, other work: say which work it looks like, not one mistake for all */
+                size_t base = N > 0 ? count / (size_t)N : 0, extra = N > 0 ? count % (size_t)N : 0;
+                int other = -1; /* a chunk whose length it scaled, when that is not its own chunk's */
+                for (int q = 0; q < N && spec->chunked && other < 0; q++)
+                    if (q != rank && scaled == base + ((size_t)q < extra) && scaled != may) other = q;
+                if (op == REDOP_SUM)
+                    printf("REDOP_SUM never scales\n");
+                else if (scaled == count && N > 1)
+                    printf("it scaled the whole buffer: the same bits (the rest is overwritten) at N times the work — "
+                           "%s\n",
+                           spec->scale_hint);
+                else if (other >= 0)
+                    printf("%llu is the length of chunk %d, not of its own chunk %d (%zu): %s\n",
+                           (unsigned long long)scaled, other, rank, may, spec->scale_hint);
+                else
+                    printf("%s\n", spec->scale_hint);
                 mine = 1;
             }
             int any = mine;

@@ -94,7 +94,29 @@ static int check_linear(int B, int in, int out, uint64_t seed) {
 
     int bad = 0;
     if (ck_has_nonfinite(dx, nx)) {
-        printf("FAIL: dx still holds the NaN it was filled with: dX = dY·W is never written\n");
+        /* NaN in dx says only that the NaN it was filled with reached the result: never written, or
+         * written by ADDING into it (x + NaN = NaN). A second call on a finite dx tells them apart. */
+        float *dx2 = malloc(nx * 4), *dx0 = malloc(nx * 4), *dw2 = malloc(nw * 4), *db2 = malloc((size_t)out * 4);
+        double *added = malloc(nx * 8);
+        ck_random(&r, dx0, nx);
+        for (size_t i = 0; i < nx; i++) dx0[i] += 4.0f, added[i] = dx0[i] + ex[i]; /* far from dY·W */
+        memcpy(dx2, dx0, nx * 4);
+        memcpy(dw2, dw0, nw * 4);
+        memcpy(db2, db0, (size_t)out * 4);
+        linear_backward(cpu(), x, w, dy, B, in, out, dx2, dw2, db2);
+        ck_tape("linear_backward dx (second call, on a finite dx)", dx2, nx * 4);
+        size_t first_nan = 0;
+        while (first_nan < nx && isfinite(dx[first_nan])) first_nan++;
+        if (ck_close(dx2, added, nx, 1e-5))
+            printf("FAIL: dx is ADDED into (dx += dY·W): on a dx filled with NaN it stays NaN, on a finite one it "
+                   "is off by what dx held — dx is OVERWRITTEN (gemm with beta = 0); only dw and db accumulate\n");
+        else if (ck_close_f(dx2, dx0, nx, 0))
+            printf("FAIL: dx still holds the NaN it was filled with: dX = dY·W is never written\n");
+        else
+            printf("FAIL: dx is not fully written: element %zu (of %zu) still holds the NaN it was filled with "
+                   "(dX = dY·W, [B,in])\n",
+                   first_nan, nx);
+        free(dx2), free(dx0), free(dw2), free(db2), free(added);
         bad = 1;
     } else if (!ck_close(dx, ex, nx, 1e-5)) {
         printf("FAIL: dx is wrong; expected dX = dY·W ([B,out]·[out,in] = [B,in])\n");

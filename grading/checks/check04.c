@@ -172,8 +172,9 @@ static const char ring_hint[] =
     "the ring talks only to its neighbours: every message goes to the right one, (r + 1) % N, "
     "and comes from the left one, (r − 1 + N) % N — N − 1 chunks each way in each phase, "
     "on whatever communicator";
-static const char ring_scale_hint[] = "for REDOP_AVG each rank scales only its own chunk, between reduce_scatter and "
-                                      "all_gather: scaling the whole buffer gives the same bits at N times the work";
+static const char ring_scale_hint[] =
+    "for REDOP_AVG the owner of a chunk after reduce_scatter must scale it: rank r scales chunk r (chunk_range(count, "
+    "N, r)), all of it and nothing else, between reduce_scatter and all_gather";
 
 static allreduce_spec_t ring_spec(size_t max_count) {
     return (allreduce_spec_t){.name = "ring_allreduce",

@@ -138,6 +138,69 @@ static int sizes_check(void) {
     return bad;
 }
 
+/* The class of seeding mistakes (set_epoch not stored, seed XOR epoch, a per-rank seed, ...): the list
+ * is a perfectly strided, padded list — of a permutation drawn with the wrong generator seed. Its
+ * entries then differ from the right ones everywhere, and a message about the striding would blame
+ * the wrong thing. So: which generator seed g in [0, limit] gives rank `rank` exactly this list
+ * (its stride of randperm(L) seeded with g)? -1 when none does. */
+static long long list_seed(size_t L, int N, int rank, int drop, const uint32_t *got, size_t n, uint64_t limit) {
+    size_t R = (size_t)N, ns = sampler_num_samples_ref(L, N, drop), total = ns * R;
+    if (n != ns || total == 0 || L < 3) return -1; /* too few orders to tell seeds apart */
+    uint32_t *p = dp_malloc(total * 4);
+    long long found = -1;
+    for (uint64_t g = 0; g <= limit && found < 0; g++) {
+        data_order_t o;
+        data_order_init_sampler(&o, g, L, 1, N, 1, drop);
+        for (size_t i = 0; i < total; i++) data_order_batch(&o, i, &p[i]); /* epoch 0 of seed g */
+        data_order_free(&o);
+        size_t j = 0;
+        while (j < n && got[j] == p[(size_t)rank + j * R]) j++;
+        if (j == n) found = (long long)g;
+    }
+    free(p);
+    return found;
+}
+
+/* A short list cannot tell seeds apart (L = 2 has two orders): ask the sampler for a list long enough
+ * to, with the same N, rank, seed, epoch and drop_last. The generator seed it was drawn with, when
+ * that is not seed + epoch; -1 otherwise. */
+#define PROBE_L 100
+static long long probe_seed(int N, int rank, uint64_t seed, int64_t epoch, int drop) {
+    sampler_t s;
+    if (ck_tape_ll("sampler_init (L=100, to tell seeds apart) returned",
+                   sampler_init(&s, PROBE_L, N, rank, true, seed, drop)) != 0)
+        return -1;
+    sampler_set_epoch(&s, epoch);
+    uint32_t *out = dp_calloc(PROBE_L * 2, 4);
+    size_t n = (size_t)ck_tape_ll("sampler_indices (L=100) returned", (long long)sampler_indices(&s, out));
+    if (n > PROBE_L) n = PROBE_L;
+    ck_tape("sampler_indices list (L=100, to tell seeds apart)", out, PROBE_L * 4);
+    long long g = list_seed(PROBE_L, N, rank, drop, out, n, seed + (uint64_t)epoch + 64);
+    free(out);
+    return g == (long long)(seed + (uint64_t)epoch) ? -1 : g;
+}
+
+/* " — ..." naming the seeding mistake that gives generator seed g instead of seed + epoch. */
+static void explain_seed(uint64_t seed, int64_t epoch, int rank, long long g) {
+    uint64_t G = (uint64_t)g, e = (uint64_t)epoch;
+    printf(" — this is PyTorch's list for generator seed %lld, where seed + epoch = %llu", g,
+           (unsigned long long)(seed + e));
+    if (G == seed)
+        printf(": the list of epoch 0 — the epoch never reaches the generator (does set_epoch store it, and "
+               "sampler_indices use it?)");
+    else if (G == (seed ^ e))
+        printf(": seed XOR epoch — the generator is seeded with their sum, seed + epoch");
+    else if (G == e)
+        printf(": the epoch alone — the seed is lost");
+    else if (rank != 0 && G == seed + e + (uint64_t)rank)
+        printf(": seed + epoch + rank — every rank must draw the SAME permutation (seed + epoch) and take its "
+               "stride of it");
+    else if (G + 1 == seed + e || G == seed + e + 1)
+        printf(": the epoch is off by one");
+    else
+        printf(": the generator is seeded with seed + epoch");
+}
+
 /* One rank's list against PyTorch's. */
 static int expect_list(size_t L, int N, int rank, int shuffle, uint64_t seed, int64_t epoch, int drop,
                        const uint32_t *want, size_t nwant) {
@@ -159,7 +222,10 @@ static int expect_list(size_t L, int N, int rank, int shuffle, uint64_t seed, in
         for (size_t i = 0; i < n && i < 16; i++) printf("%s%u", i ? "," : "", out[i]);
         printf("], PyTorch gives [");
         for (size_t i = 0; i < nwant; i++) printf("%s%u", i ? "," : "", want[i]);
-        printf("]\n");
+        printf("]");
+        long long g = shuffle ? list_seed(L, N, rank, drop, out, n, seed + (uint64_t)epoch + 64) : -1;
+        if (g >= 0) explain_seed(seed, epoch, rank, g);
+        printf("\n");
     }
     return bad;
 }
@@ -218,6 +284,18 @@ static int properties_for(size_t L, int N, uint64_t seed, int shuffle, int drop)
                 break;
             }
             ck_tape("sampler_indices list", mine, ns * 4);
+            size_t first = 0;
+            while (first < n && mine[first] == oracle[(size_t)r + first * R]) first++;
+            long long g = first < n && shuffle ? probe_seed(N, r, seed, epoch, drop) : -1;
+            if (g >= 0) { /* the striding is right: the permutation is not (the more specific message) */
+                printf("FAIL: L=%zu N=%d seed=%llu epoch=%lld drop_last=%d: rank %d's entry %zu is %u, expected %u — "
+                       "on L=%d the same rank's list is strided and padded right but from the wrong permutation",
+                       L, N, (unsigned long long)seed, (long long)epoch, drop, r, first, mine[first],
+                       oracle[(size_t)r + first * R], PROBE_L);
+                explain_seed(seed, epoch, r, g);
+                printf("\n");
+                bad = 1;
+            }
             for (size_t j = 0; j < n && !bad; j++) {
                 if (mine[j] != oracle[(size_t)r + j * R]) {
                     printf("FAIL: L=%zu N=%d seed=%llu epoch=%lld shuffle=%d drop_last=%d: rank %d's entry %zu is %u, "

@@ -156,6 +156,17 @@ static size_t real_count(const fsdp_t *f, int u) {
     return start >= x->numel ? 0 : (x->numel - start < x->chunk ? x->numel - start : x->chunk);
 }
 
+/* The unit other than u whose padded all-gather brings exactly got_bytes into a rank (a gather that
+ * ignores its unit and takes another's sizes), or -1. */
+static int other_unit(const fsdp_t *f, int u, long long got_bytes) {
+    size_t N = (size_t)f->world_size;
+    for (int v = 0; v < f->nunits; v++)
+        if (v != u && f->units[v].chunk != f->units[u].chunk &&
+            got_bytes == (long long)((N - 1) * f->units[v].chunk * sizeof(float)))
+            return v;
+    return -1;
+}
+
 /* Why a gathered unit is wrong, from what the rank's own buffer and the ring's traffic show: the bytes
  * it received (an all-gather of the padded unit brings (N − 1)·c floats), whether chunk r holds this
  * rank's own shard, which elements were never written. Every rank's verdict is printed. */
@@ -182,6 +193,11 @@ static void explain_gather(const fsdp_t *f, int u, const float *full, long long 
         printf(" — %zu elements were never written and nothing came in from the other ranks: put this rank's shard at "
                "chunk r, then all-gather N·c = %zu floats (lesson 04's all_gather)\n",
                nan, n);
+    else if (got_bytes != want_bytes && other_unit(f, u, got_bytes) >= 0)
+        printf(
+            " — the all-gather brought %lld bytes into this rank, (N − 1)·c of unit %d (c = %zu), not of unit %d (c = "
+            "%zu): fsdp_gather must take unit u's entry, f->units[u] — its chunk and shard_offset\n",
+            got_bytes, other_unit(f, u, got_bytes), f->units[other_unit(f, u, got_bytes)].chunk, u, c);
     else if (got_bytes != want_bytes)
         printf(" — the all-gather brought %lld bytes into this rank; an all-gather of the padded unit brings (N − 1)·c "
                "floats = %lld bytes: its count must be N·c = %zu (every rank's chunk c long, padding included), not n "
@@ -215,21 +231,41 @@ static int collect_check(void) {
     /* any: some rank failed. Every rank stops at the same point (after a bookkeeping all-reduce), so that
      * no rank enters a collective that the others skip. */
     int any = 0;
+    /* The gather runs on the coll it is given, as the prefetch thread's (its own context: its own GPU
+     * stream). Each context counts the elements ops_copy copied on it: a copy issued on the trainer's
+     * context (the compute stream) gives the same bits on the CPU and races the gather on a GPU. */
+    ops_t *prefetch_ops = ops_create(OPS_CPU, 1);
+    coll_t prefetch;
+    coll_init(&prefetch, c, prefetch_ops);
+    uint64_t copied_given = 0, copied_trainer = 0;
+    prefetch_ops->copied = &copied_given;
+    t.ops->copied = &copied_trainer;
     for (int u = 0; u < 4 && !any; u++) {
         size_t n = (size_t)N * f.units[u].chunk, chunk = f.units[u].chunk;
         float *full = ops_alloc(t.ops, n);
         for (size_t i = 0; i < n; i++) full[i] = NAN;
         comm_counters_t before = comm_counters(c);
-        fsdp_gather(&f, &f.coll, u, full);
+        copied_given = copied_trainer = 0;
+        fsdp_gather(&f, &prefetch, u, full);
         long long received = (long long)comm_counters_diff(comm_counters(c), before).bytes_recv;
         ck_tape("fsdp_gather full unit", full, n * sizeof(float));
         received = ck_tape_ll("fsdp_gather bytes received", received);
+        long long on_trainer =
+            ck_tape_ll("fsdp_gather elements copied on the trainer's context", (long long)copied_trainer);
         for (size_t i = 0; i < n && !bad; i++) {
             float want = i < numel[u] ? value(u, i) : 0.0f;
             if (memcmp(&full[i], &want, 4)) {
                 explain_gather(&f, u, full, received);
                 bad = 1;
             }
+        }
+        if (!bad && on_trainer > 0) {
+            printf("FAIL: fsdp_gather, N=%d, unit %d: rank %d copied %lld floats with ops_copy on the trainer's "
+                   "context (f->t->ops, or f->coll's: the compute stream), not on the coll it was given — use "
+                   "coll->ops: the prefetch thread's coll has its own GPU stream, and only a copy issued there is "
+                   "ordered before its all-gather (the same bits on the CPU, a race on a GPU)\n",
+                   N, u, r, on_trainer);
+            bad = 1;
         }
         /* gradients: rank q contributes (q + 1)·g(i); the average is (N+1)/2·g(i), added to what the shard held */
         for (size_t i = 0; i < n; i++) full[i] = i < numel[u] ? (float)(r + 1) * value(u, i) : 0.0f;
@@ -260,6 +296,9 @@ static int collect_check(void) {
         ops_free(t.ops, full);
         comm_lib_allreduce(c, &bad, &any, 1, DT_I32, REDOP_MAX);
     }
+    t.ops->copied = NULL;
+    coll_free(&prefetch);
+    ops_destroy(prefetch_ops);
     /* clip: every real gradient element 1.0 → norm = sqrt(Σ n_u); padding must not count */
     if (!any) {
         size_t mine = 0;

@@ -21,19 +21,27 @@ set -u
 prog=$1 n=$2 b=$3 cap=$4 k=$5
 shift 5
 K=${STEPS:-8}
-SUB_EXTRA="--accum-steps $k --trace trace.json" sh "$GRADING/lessons/ddp-train.sh" "$prog" "$n" "$b" "$cap" "$@"
+if [ "$PHASE" != judge ]; then
+    SUB_EXTRA="--accum-steps $k --trace trace.json" sh "$GRADING/lessons/ddp-train.sh" "$prog" "$n" "$b" "$cap" "$@"
+    exit $?
+fi
+# The judge holds the equivalence's report back until the trace is read: a trace failure names the
+# cause ("an all-reduce started during micro-batch 1 of 3"), the first divergence only its effect,
+# with hints about formulas — so the most specific diagnosis is printed first.
+eq_out=$(SUB_EXTRA="--accum-steps $k --trace trace.json" sh "$GRADING/lessons/ddp-train.sh" "$prog" "$n" "$b" "$cap" "$@" 2>&1)
 status=$?
-[ "$PHASE" = judge ] || exit $status
+report_eq() { [ -n "$eq_out" ] && printf '%s\n' "$eq_out"; }
 # A run that did not finish has been reported; its trace (if any) would only add noise. Otherwise
 # the trace is read even when the numbers were wrong: synchronising on the wrong micro-batch keeps
 # the traffic right and breaks equivalence with hints about formulas — the trace names the cause.
-launched sub.log "your program" >/dev/null || exit $status
+launched sub.log "your program" >/dev/null || { report_eq; exit $status; }
 tsv=$RUN_DIR/trace.json.tsv
 if [ ! -f "$tsv" ]; then
+    report_eq
     echo "FAIL: your run wrote no trace (--trace trace.json → trace.json.tsv): did trainer_finish run?"
     exit 1
 fi
-awk -F '\t' -v N="$n" -v K="$K" -v k="$k" -v B="$b" '
+trace_out=$(awk -F '\t' -v N="$n" -v K="$K" -v k="$k" -v B="$b" '
 function bad(msg) { print "FAIL: " msg; failed = 1; exit 1 }
 function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ }
 /^#/ { next }
@@ -99,5 +107,14 @@ END {
         for (j = 1; j <= nc[r]; j++)
             if (!((r, j) in inside)) bad("rank " r ": an all-reduce ran outside every optimizer step: not a trace of this run")
     printf "trace: %d ranks x %d optimizer steps, each with %d forward and backward passes over %d examples and its all-reduces in the last\n", N, K, k, B
-}' "$tsv" || exit 1
+}' "$tsv")
+trace=$?
+if [ $trace != 0 ]; then
+    printf '%s\n' "$trace_out"
+    [ -n "$eq_out" ] && echo "  (the cause above, first; what it did to the numbers and the traffic follows)"
+    report_eq
+    exit 1
+fi
+report_eq
+printf '%s\n' "$trace_out"
 exit $status

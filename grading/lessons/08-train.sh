@@ -19,10 +19,23 @@ mkdir -p "n$n" && cd "n$n" || exit 2
 RUN_DIR=$RUN_DIR/n$n
 export RUN_DIR
 K=8
-SUB_EXTRA="--stats stats.json ${SUB_EXTRA:-}" sh "$GRADING/lessons/train-equiv.sh" "$PROGS/08-fsdp/train_fsdp" "$n" 8 "$@"
+if [ "$PHASE" != judge ]; then
+    SUB_EXTRA="--stats stats.json ${SUB_EXTRA:-}" sh "$GRADING/lessons/train-equiv.sh" "$PROGS/08-fsdp/train_fsdp" "$n" 8 "$@"
+    exit 0
+fi
+# The judge prints the traffic's and the memory's failures BEFORE the equivalence report: they name
+# the cause (a unit gathered with the wrong size, an all-gather too many), the first divergence only
+# its effect, with hints about formulas.
+eq_out=$(SUB_EXTRA="--stats stats.json ${SUB_EXTRA:-}" sh "$GRADING/lessons/train-equiv.sh" "$PROGS/08-fsdp/train_fsdp" "$n" 8 "$@" 2>&1)
 equiv=$?
-[ "$PHASE" = judge ] || exit 0
-[ -f "$RUN_DIR/stats.json" ] || exit 1
+fail() {
+    if [ -n "$eq_out" ]; then
+        echo "  (the cause above, first; what it did to the numbers follows)"
+        printf '%s\n' "$eq_out"
+    fi
+    exit 1
+}
+[ -f "$RUN_DIR/stats.json" ] || { printf '%s\n' "$eq_out"; exit 1; }
 # the units' sizes; kept: 1 when unit 0 is gathered once per step instead of twice (the GPT's)
 case " $* " in
 *" --model gpt-tiny "*) units="560 3280 3280 32" kept=1 ;;
@@ -45,14 +58,14 @@ hint="per step and unit: all-gather (forward), all-gather (backward), reduce-sca
 other=$((2 * U * (n - 1)))
 "$STATCHECK" "$RUN_DIR/stats.json" --ranks "$n" all.msgs_sent=$msgs all.msgs_recv=$msgs "all.bytes_sent=$bytes~$((K * 8 * n))" all.lib_calls=0 \
     all.other_msgs_sent=$other all.other_lib_calls=0 \
-    --hint "$hint" || exit 1
+    --hint "$hint" || fail
 # --mixed-precision bf16 (lesson 08's "Mixed precision with ZeRO"): parameters and gradients take 2
 # bytes (pb), the sharded state 12 (os: float32 master, m and v) instead of float32's 4 and 8
 bf=$(echo " $* " | grep -c ' --mixed-precision bf16 ')
 # ZeRO stages 1 and 2: every rank's peak model state within 10% of the stage's formula
 if [ "$stage" != 3 ]; then
     peaks=$(sed -n 's/.*"mem_peak_model_bytes":[[:space:]]*\([0-9]*\).*/\1/p' "$RUN_DIR/stats.json" | head -n 64)
-    [ "$(echo "$peaks" | grep -c .)" = "$n" ] || { echo "FAIL: stats.json holds $(echo "$peaks" | grep -c .) ranks' peaks, the run had $n"; exit 1; }
+    [ "$(echo "$peaks" | grep -c .)" = "$n" ] || { echo "FAIL: stats.json holds $(echo "$peaks" | grep -c .) ranks' peaks, the run had $n"; fail; }
     for got in $peaks; do
         awk -v g="$got" -v n="$n" -v units="$units" -v s="$stage" -v bf="$bf" -v gpt="$(echo " $* " | grep -c ' --model gpt-tiny ')" 'BEGIN {
             U = split(units, u, " "); p = 0; m = 0
@@ -62,7 +75,7 @@ if [ "$stage" != 3 ]; then
             if (s == 1) { want = 2 * pb * p + os * p / n; f = sprintf("%dP + %dP + %dP/N", pb, pb, os) }
             else { want = pb * p + (pb + os) * p / n + pb * (m + (gpt ? u[1] : 0)); f = sprintf("%dP + %dP/N + %dP/N + %d·(%s)", pb, pb, os, pb, gpt ? "n_0 + n_max" : "n_max") }
             printf "ZeRO stage %d: peak model state %d bytes; %s = %d (%.0f%%)\n", s, g, f, want, 100 * g / want
-            if (g > 1.1 * want || g < 0.9 * want) { print "FAIL: not within 10%: stage 1 keeps parameters and gradients in full and 1/N of the optimizer state; stage 2 only 1/N of the gradients (a unit'"'"'s full gradient only through its backward)"; exit 1 } }' || exit 1
+            if (g > 1.1 * want || g < 0.9 * want) { print "FAIL: not within 10%: stage 1 keeps parameters and gradients in full and 1/N of the optimizer state; stage 2 only 1/N of the gradients (a unit'"'"'s full gradient only through its backward)"; exit 1 } }' || fail
     done
 fi
 # the GPT's memory: every rank's peak model state within 10% of 16·P/N + 8·(n_0 + n_max), unit 0
@@ -71,14 +84,15 @@ if [ "$kept" = 1 ]; then
     pf=0
     case " ${SUB_EXTRA:-} " in *" --prefetch "*) pf=1 ;; esac
     peaks=$(sed -n 's/.*"mem_peak_model_bytes":[[:space:]]*\([0-9]*\).*/\1/p' "$RUN_DIR/stats.json" | head -n 64)
-    [ "$(echo "$peaks" | grep -c .)" = "$n" ] || { echo "FAIL: stats.json holds $(echo "$peaks" | grep -c .) ranks' peaks, the run had $n"; exit 1; }
+    [ "$(echo "$peaks" | grep -c .)" = "$n" ] || { echo "FAIL: stats.json holds $(echo "$peaks" | grep -c .) ranks' peaks, the run had $n"; fail; }
     for got in $peaks; do
         awk -v g="$got" -v n="$n" -v units="$units" -v pf=$pf -v bf="$bf" 'BEGIN { U = split(units, u, " "); p = 0; m = 0
             for (i = 1; i <= U; i++) { p += u[i]; if (i > 1 && u[i] > m) m = u[i] }
             pb = bf ? 2 : 4
             want = 16 * p / n + 2 * pb * (u[1] + m) + pb * m * pf
             printf "peak model state %d bytes; 16·P/N + %d·(n_0 + n_max)%s = %d (%.0f%%)\n", g, 2 * pb, pf ? sprintf(" + %d·n_max", pb) : "", want, 100 * g / want
-            if (g > 1.1 * want || g < 0.9 * want) { print "FAIL: not within 10%: unit 0 stays gathered with its gradient through backward, every other unit only while it computes"; exit 1 } }' || exit 1
+            if (g > 1.1 * want || g < 0.9 * want) { print "FAIL: not within 10%: unit 0 stays gathered with its gradient through backward, every other unit only while it computes"; exit 1 } }' || fail
     done
 fi
+printf '%s\n' "$eq_out"
 exit $equiv

@@ -10,18 +10,32 @@ shift 4
 K=${STEPS:-8}
 k=$(echo "${SUB_EXTRA:-}" | sed -n 's/.*--accum-steps \([0-9]*\).*/\1/p')
 # report equivalence AND traffic: each explains a different mistake
-EQUIV_EXTRA="--accum ${k:-1}" SUB_EXTRA="--stats stats.json --ddp-log ddp.json --init-seed-per-rank --bucket-cap-mb $cap ${SUB_EXTRA:-}" \
-    sh "$GRADING/lessons/train-equiv.sh" "$prog" "$n" "$b" "$@"
+# The judge prints the launch order's and the traffic's failures BEFORE the equivalence report: they
+# name the cause (a bucket launched twice, an all-reduce per micro-batch), the first divergence only
+# its effect, with hints about formulas.
+if [ "$PHASE" != judge ]; then
+    EQUIV_EXTRA="--accum ${k:-1}" SUB_EXTRA="--stats stats.json --ddp-log ddp.json --init-seed-per-rank --bucket-cap-mb $cap ${SUB_EXTRA:-}" \
+        sh "$GRADING/lessons/train-equiv.sh" "$prog" "$n" "$b" "$@"
+    exit 0
+fi
+eq_out=$(EQUIV_EXTRA="--accum ${k:-1}" SUB_EXTRA="--stats stats.json --ddp-log ddp.json --init-seed-per-rank --bucket-cap-mb $cap ${SUB_EXTRA:-}" \
+    sh "$GRADING/lessons/train-equiv.sh" "$prog" "$n" "$b" "$@" 2>&1)
 equiv=$?
-[ "$PHASE" = judge ] || exit 0
+# after a failure above: the equivalence report, as what the cause did to the numbers
+then_eq() {
+    [ -n "$eq_out" ] || return 0
+    echo "  (the cause above, first; what it did to the numbers follows)"
+    printf '%s\n' "$eq_out"
+}
 cd "$RUN_DIR" || exit 2 # the run's files, read only
-[ -f ddp.json ] && [ -f stats.json ] || exit 1
+[ -f ddp.json ] && [ -f stats.json ] || { printf '%s\n' "$eq_out"; exit 1; }
 nb=$(json_int ddp.json nbuckets | cut -c1-6)
 order=$(sed -n 's/.*"launch_order": *\[\([0-9, ]*\)\].*/\1/p' ddp.json | head -n 1 | cut -c1-2000 | tr -d ' ')
 want=$(awk -v n="$nb" 'BEGIN { for (i = 0; i < n; i++) printf "%s%d", i ? "," : "", i }')
 echo "buckets: $nb, launch order of the last step: [$order]"
 if [ "${nb:-0}" -lt 1 ]; then
     echo "FAIL: the gradients were put in no bucket at all (ddp_assign_buckets built none)"
+    then_eq
     exit 1
 fi
 if [ "$order" != "$want" ]; then
@@ -32,6 +46,7 @@ if [ "$order" != "$want" ]; then
     elif [ "$got" -lt "$nb" ]; then
         echo "  hint: $got launches for $nb buckets: the last backward of the step did not synchronise (is require_backward_grad_sync on for the last micro-batch?)"
     fi
+    then_eq
     exit 1
 fi
 per_step=$((nb * 2 * (n - 1)))
@@ -39,5 +54,9 @@ per_step=$((nb * 2 * (n - 1)))
     rank0.msgs_sent=$((K * per_step + n - 1)) rank0.msgs_recv=$((K * per_step)) \
     workers.msgs_sent=$((K * per_step)) workers.msgs_recv=$((K * per_step + 1)) all.lib_calls=0 \
     all.other_msgs_sent=0 all.other_lib_calls=0 \
-    --hint "per optimizer step every bucket must be all-reduced exactly once by the ring (2(N−1) messages per rank) — not once per micro-batch — after rank 0 broadcast the parameters once at construction; and nothing sent on any other communicator (a dup of your own, or the trainer's bookkeeping one)" || exit 1
+    --hint "per optimizer step every bucket must be all-reduced exactly once by the ring (2(N−1) messages per rank) — not once per micro-batch — after rank 0 broadcast the parameters once at construction; and nothing sent on any other communicator (a dup of your own, or the trainer's bookkeeping one)" || {
+    then_eq
+    exit 1
+}
+printf '%s\n' "$eq_out"
 exit $equiv

@@ -34,10 +34,11 @@ judge)
     # parameter's tolerance by how far they land from ref.st, where training amplifies rounding.
     # shellcheck disable=SC2086
     spread=$(sh "$GRADING/lessons/spread.sh" . $((n * b)) $flags --device cpu ${REF_EXTRA:-}) || { echo "$spread"; exit 2; }
-    # equiv needs the runs' optimizer to tell AdamW's amplified rounding from an error (see equiv.c):
+    # equiv needs the runs' optimizer to tell AdamW's amplified rounding from an error (see equiv.c),
+    # and the clip threshold to say where a clipped gradient went wrong:
     # the last value of each of these flags, as the trainers read them
     opt=""
-    for o in lr optimizer beta1 beta2 eps; do
+    for o in lr optimizer beta1 beta2 eps clip; do
         v=$(echo " $flags " | sed -n "s/.* --$o \([^ ]*\) .*/\1/p")
         [ -n "$v" ] && opt="$opt --$o $v"
     done

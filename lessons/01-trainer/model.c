@@ -291,9 +291,60 @@ static float gpt_model_forward(model_t *m, const int32_t *ctx, const int32_t *ta
     return m->loss_weight * gpt_forward(m->gpt, m->gpt_tokens, m->gpt_targets, B, Tn);
 }
 
+/* Where p lies in base[0 .. n) (an element index), or -1 when outside. */
+static long long index_in(const int32_t *p, const int32_t *base, size_t n) {
+    uintptr_t a = (uintptr_t)p, b = (uintptr_t)base;
+    return base && a >= b && a < b + n * sizeof(int32_t) ? (long long)((a - b) / sizeof(int32_t)) : -1;
+}
+
+/* model_forward is the entry a student's micro-batch loop (lesson 06) drives with slices of the
+ * trainer's batch: a slice taken with the wrong stride must stop here with a line that names it, not
+ * read past the batch into a crash or into other examples' targets. Buffers that are not the
+ * trainer's batch (validation, sampling, a check's own) are not looked at. */
+static void check_batch_slice(model_t *m, const int32_t *ctx, const int32_t *targets, int B) {
+    if (!m->batch_ctx || !m->batch_targets) return;
+    size_t T = (size_t)m->cfg.context, E = (size_t)m->batch_examples;
+    long long ci = index_in(ctx, m->batch_ctx, E * T), ti = index_in(targets, m->batch_targets, E);
+    if (ci < 0 && ti < 0) return;
+    if (ci >= 0 && ci % (long long)T)
+        dp_fatal("model_forward: the contexts start at token %lld of the batch's contexts, inside an example (T = %zu "
+                 "tokens each): a micro-batch starting at example off takes t->ctx + off·T",
+                 ci, T);
+    if (ti < 0)
+        dp_fatal("model_forward: the contexts are the batch's examples %lld..%lld, but the targets are not in the "
+                 "batch's targets (t->targets, %zu entries, ONE per example): a micro-batch starting at example off "
+                 "takes t->targets + off — not off·T",
+                 ci / (long long)T, ci / (long long)T + B - 1, E);
+    if (ci < 0)
+        dp_fatal("model_forward: the targets are the batch's examples %lld..%lld, but the contexts are not in the "
+                 "batch's contexts (t->ctx, %zu examples of T = %zu tokens): a micro-batch starting at example off "
+                 "takes t->ctx + off·T",
+                 ti, ti + B - 1, E, T);
+    if (ci / (long long)T != ti)
+        dp_fatal("model_forward: the contexts start at example %lld of the batch, the targets at example %lld: a "
+                 "micro-batch starting at example off takes t->ctx + off·T and t->targets + off (T = %zu tokens per "
+                 "context, one target per example)",
+                 ci / (long long)T, ti, T);
+    if (ti + B > (long long)E)
+        dp_fatal("model_forward: examples %lld..%lld asked for, the batch holds %zu (0..%zu): the micro-batches must "
+                 "tile the batch (chunk_range)",
+                 ti, ti + B - 1, E, E - 1);
+    for (int j = 0; j < B; j++) { /* FNV-1a of the example's tokens and target, then a 64-bit mix */
+        uint64_t h = 1469598103934665603ull;
+        for (size_t p = 0; p <= T; p++) {
+            uint32_t v = (uint32_t)(p < T ? ctx[(size_t)j * T + p] : targets[j]);
+            for (int q = 0; q < 4; q++) h = (h ^ ((v >> (8 * q)) & 0xff)) * 1099511628211ull;
+        }
+        h ^= h >> 33, h *= 0xff51afd7ed558ccdull, h ^= h >> 33;
+        m->batch_hash += h;
+        m->batch_seen++;
+    }
+}
+
 float model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int B) {
     const model_config_t *c = &m->cfg;
     if (B < 1 || B > m->max_batch) dp_fatal("forward on %d examples, the model was sized for 1..%d", B, m->max_batch);
+    check_batch_slice(m, ctx, targets, B);
     if (m->mp) mp_cast_params(m->mp);
     if (m->gpt) return gpt_model_forward(m, ctx, targets, B);
     double t0 = dp_now();

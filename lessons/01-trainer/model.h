@@ -116,6 +116,16 @@ typedef struct {
     /* --mixed-precision (mixed_precision.h): forward rounds the parameters into a bf16/fp16 copy
      * that the units point at, backward rounds each gradient; NULL: float32 throughout */
     struct mixed_precision *mp;
+    /* The trainer's batch (t->ctx: batch_examples contexts of T tokens; t->targets: one target each),
+     * or NULL: model_forward checks that contexts and targets taken from it are the same examples —
+     * a micro-batch sliced with the wrong stride reads past it, or pairs contexts with other targets. */
+    const int32_t *batch_ctx, *batch_targets;
+    int batch_examples;
+    /* What went through model_forward from the trainer's batch since the trainer last zeroed these:
+     * a sum of per-example hashes (order-free, so the ranks' sums add up to the global batch's) and
+     * a count — the grader's way to tell "other examples" from "other arithmetic" (--dump). */
+    uint64_t batch_hash;
+    long long batch_seen;
 } model_t;
 
 /* Where parameter i's values / gradient are right now (inside its unit's current buffer). */

@@ -12,7 +12,8 @@
  *
  * A separate untimed pass per size checks the result exactly (inputs are small integers × 2^-6, so
  * every order of additions gives the same bits); #wrong counts the wrong elements over all ranks
- * and a non-zero total makes the exit status 1. Algorithms side by side: naive (lesson 03), ring and
+ * and a non-zero total makes the exit status 1; a line under a wrong row names the ranks whose results
+ * were wrong, where, and one wrong value. Algorithms side by side: naive (lesson 03), ring and
  * tree (lesson 04), ring-pipelined (lesson 04, going further), lib (the comm library's: MPI_Allreduce, or
  * ncclAllReduce under --comm nccl; the baseline).
  * The memcpy bandwidth of one thread on rank 0 (16 MiB) is measured in the same run, for scale.
@@ -99,6 +100,21 @@ static int parse_algos(char *list, const algo_t **algos, int max) {
 
 static float input(int rank, size_t i) { return (float)((int)((rank * 7 + i * 13) % 32) - 16) * (1.0f / 64.0f); }
 
+/* Rank 0, under a wrong row: which ranks' results were wrong, where, and one wrong value. per_rank
+ * holds (wrong count, first index, last index, first value, right value) for every rank. */
+static void describe_wrong(const char *algo, size_t size, size_t count, int N, const double *per_rank) {
+    int nbad = 0, shown = 0;
+    for (int q = 0; q < N; q++) nbad += per_rank[5 * q] > 0;
+    printf("# %s at %zu B (%zu elements) wrong on %d of %d ranks:", algo, size, count, nbad, N);
+    for (int q = 0; q < N && shown < 3; q++) {
+        const double *w = per_rank + 5 * q;
+        if (w[0] <= 0) continue;
+        printf("%s rank %d: %.0f wrong in elements %.0f..%.0f, element %.0f is %g, expected %g", shown++ ? ";" : "", q,
+               w[0], w[1], w[2], w[1], w[3], w[4]);
+    }
+    printf("\n");
+}
+
 static double memcpy_bandwidth(void) {
     size_t bytes = 16u << 20;
     char *a = dp_aligned_alloc(bytes), *b = dp_aligned_alloc(bytes);
@@ -177,6 +193,8 @@ int main(int argc, char **argv) {
         }
     }
     long total_wrong = 0;
+    double *per_rank = dp_calloc((size_t)N * 5, sizeof(double));      /* rank 0: every rank's wrong elements */
+    size_t first_wrong[sizeof all_algos / sizeof all_algos[0]] = {0}; /* per algorithm: the first wrong size */
     for (size_t size = begin; size <= end; size *= (size_t)factor) {
         size_t count = size / 4;
         for (int a = 0; a < nalgos; a++) {
@@ -187,14 +205,22 @@ int main(int argc, char **argv) {
                 ops_from_host(ops, buf, host, count);
                 fn(&coll, buf, count, REDOP_SUM);
                 ops_to_host(ops, host, buf, count);
+                /* this rank's wrong elements: how many, the first and last, the first's value and the
+                 * right one — a count alone says neither which ranks nor which part of the buffer */
+                double wr[5] = {0, -1, -1, 0, 0};
                 for (size_t i = 0; i < count; i++) {
                     double s = 0;
                     for (int q = 0; q < N; q++) s += input(q, i);
-                    wrong += host[i] != (float)s;
+                    if (host[i] == (float)s) continue;
+                    if (wr[0]++ == 0) wr[1] = (double)i, wr[3] = host[i], wr[4] = s;
+                    wr[2] = (double)i;
                 }
-                long all = 0;
-                comm_lib_allreduce(c, &wrong, &all, 1, DT_I64, REDOP_SUM);
-                wrong = all;
+                comm_lib_gather(c, wr, per_rank, 5, DT_F64, 0);
+                if (r == 0) {
+                    for (int q = 0; q < N; q++) wrong += (long)per_rank[5 * q];
+                    if (wrong && !first_wrong[a]) first_wrong[a] = size;
+                }
+                comm_lib_broadcast(c, &wrong, 1, DT_I64, 0);
             }
             int n_iter = iters ? iters : (int)fmin(200, fmax(5, 0.2 / (size * 2e-10 * N + 20e-6)));
             for (int w = 0; w < warmup; w++) fn(&coll, buf, count, REDOP_SUM);
@@ -210,6 +236,7 @@ int main(int argc, char **argv) {
             if (r == 0) {
                 printf(" %11zu %12zu %6s %6s %10s %11.1f %8.3f %8.3f %7ld\n", size, count, "float", "sum",
                        algos[a]->name, t * 1e6, algbw, busbw, wrong);
+                if (wrong) describe_wrong(algos[a]->name, size, count, N, per_rank);
                 if (out)
                     fprintf(out, "%zu\t%zu\t%s\t%.3f\t%.6f\t%.6f\t%ld\t%d\t%.4f\n", size, count, algos[a]->name,
                             t * 1e6, algbw, busbw, wrong, N, memcpy_bw / 1e9);
@@ -219,7 +246,10 @@ int main(int argc, char **argv) {
         if (size > end / (size_t)factor) break; /* no overflow past end */
     }
     if (r == 0) {
-        printf("# out of bounds values : %ld %s\n", total_wrong, total_wrong ? "FAILED" : "OK");
+        printf("# out of bounds values : %ld %s", total_wrong, total_wrong ? "FAILED" : "OK");
+        for (int a = 0, n = 0; a < nalgos; a++)
+            if (first_wrong[a]) printf("%s%s (from %zu B)", n++ ? ", " : " — wrong: ", algos[a]->name, first_wrong[a]);
+        printf("\n");
         /* the rows are streamed (a stopped benchmark keeps them); their errors are seen here */
         errno = 0;
         if (out && (fflush(out) != 0 || ferror(out) || fclose(out) != 0))
@@ -228,6 +258,7 @@ int main(int argc, char **argv) {
     coll_free(&coll);
     ops_free(ops, buf);
     free(host);
+    free(per_rank);
     free(list);
     ops_destroy(ops);
     comm_finalize(c);

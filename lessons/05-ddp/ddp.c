@@ -96,7 +96,7 @@ void ddp_wait_all(ddp_t *d) {
     double t0 = dp_now();
     pthread_mutex_lock(&d->lock);
     while (d->completed < d->queued) pthread_cond_wait(&d->cv, &d->lock);
-    int n = d->queued;
+    int n = d->waited = d->queued;
     pthread_mutex_unlock(&d->lock);
     /* blocked on the communication thread: the step's wait, not its compute (--stats, lesson 10) */
     trainer_add_wait(d->t, dp_now() - t0);
@@ -105,11 +105,22 @@ void ddp_wait_all(ddp_t *d) {
 }
 
 void ddp_reset(ddp_t *d) {
+    /* Forgetting a launch that was not waited for leaves the communication thread all-reducing a
+     * bucket the next step writes, and its counters past the reset queue: a crash or an MPI size
+     * mismatch steps later. Whether it happens to have finished is a race: ask for the wait itself. */
+    pthread_mutex_lock(&d->lock);
+    int queued = d->queued, waited = d->waited, b0 = waited < queued ? d->queue[waited] : -1;
+    pthread_mutex_unlock(&d->lock);
+    if (waited < queued)
+        dp_fatal("ddp_reset: bucket %d's all-reduce was launched but not waited for (%d launched, %d waited for): "
+                 "call ddp_wait_all before ddp_reset — every launched all-reduce must finish before the step uses "
+                 "the gradients and the state is reset",
+                 b0, queued, waited);
     for (int b = 0; b < d->nbuckets; b++)
         d->buckets[b].pending = d->buckets[b].last_param - d->buckets[b].first_param + 1;
     d->next_bucket = 0;
     pthread_mutex_lock(&d->lock);
-    d->queued = d->completed = 0;
+    d->queued = d->completed = d->waited = 0;
     pthread_mutex_unlock(&d->lock);
 }
 

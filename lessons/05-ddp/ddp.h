@@ -64,6 +64,7 @@ struct ddp {
     pthread_cond_t cv;
     int *queue; /* bucket indices in launch order (this backward) */
     int queued, completed;
+    int waited; /* launches ddp_wait_all has waited for: ddp_reset refuses to forget any other */
     bool stop, thread_started;
     /* what happened, for the grader: the launch order of the last backward */
     int *launch_log;
@@ -91,7 +92,8 @@ void ddp_free(ddp_t *d);
 void ddp_launch(ddp_t *d, int b);
 /* Block until every launched bucket's all-reduce has finished. */
 void ddp_wait_all(ddp_t *d);
-/* Reset the per-backward state (pending counts, next bucket, launch log). */
+/* Reset the per-backward state (pending counts, next bucket, launch log). Stops with one line when a
+ * launched bucket has not been waited for (ddp_wait_all first): its all-reduce would still be running. */
 void ddp_reset(ddp_t *d);
 /* One DDP training step (t->ext points at the ddp_t). */
 float ddp_train_step(trainer_t *t, double lr);
