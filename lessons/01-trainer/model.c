@@ -291,9 +291,36 @@ static float gpt_model_forward(model_t *m, const int32_t *ctx, const int32_t *ta
     return m->loss_weight * gpt_forward(m->gpt, m->gpt_tokens, m->gpt_targets, B, Tn);
 }
 
+/* Where p lies in the trainer's buffer base of n elements of `size` ints each, as an example index
+ * (-1: not inside it). Compared as addresses: p may point into another buffer altogether. */
+static ptrdiff_t example_in(const int32_t *p, const int32_t *base, size_t n, size_t size) {
+    uintptr_t a = (uintptr_t)p, lo = (uintptr_t)base, hi = lo + n * size * sizeof(int32_t);
+    if (!base || a < lo || a >= hi) return -1;
+    return (ptrdiff_t)((a - lo) / (size * sizeof(int32_t)));
+}
+
+/* A micro-batch cut from the step's batch (lesson 06) takes examples [off, off + B): ctx + off·T and
+ * targets + off. Pointers that disagree, or run past the batch, would train on the wrong targets or
+ * read past the buffer (a crash far from the cause): said here, in one line. */
+static void check_batch(const model_t *m, const int32_t *ctx, const int32_t *targets, int B) {
+    size_t T = (size_t)m->cfg.context, cap = (size_t)m->max_batch;
+    ptrdiff_t xc = example_in(ctx, m->batch_ctx, cap, T), xt = example_in(targets, m->batch_targets, cap, 1);
+    if (xc < 0 && xt < 0) return; /* a batch of its own (evaluation, a grader's): nothing to compare */
+    if (xc < 0 || xt < 0 || xc != xt || (uintptr_t)ctx != (uintptr_t)(m->batch_ctx + (size_t)xc * T))
+        dp_fatal("model_forward: ctx starts at %s %td of the step's batch, targets at %s %td: a micro-batch of "
+                 "examples [off, off + B) is ctx + off·T and targets + off",
+                 xc < 0 ? "(outside it) example" : "example", xc, xt < 0 ? "(outside it) example" : "example", xt);
+    if ((size_t)xc + (size_t)B > cap)
+        dp_fatal("model_forward: examples %td..%td, but the step's batch holds %zu (0..%zu): the micro-batches must "
+                 "cut the batch, not run past it",
+                 xc, xc + B - 1, cap, cap - 1);
+}
+
 float model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int B) {
     const model_config_t *c = &m->cfg;
     if (B < 1 || B > m->max_batch) dp_fatal("forward on %d examples, the model was sized for 1..%d", B, m->max_batch);
+    if (!ctx || !targets) dp_fatal("model_forward with %s NULL", !ctx ? "ctx" : "targets");
+    check_batch(m, ctx, targets, B);
     if (m->mp) mp_cast_params(m->mp);
     if (m->gpt) return gpt_model_forward(m, ctx, targets, B);
     double t0 = dp_now();

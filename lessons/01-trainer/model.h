@@ -92,6 +92,9 @@ typedef struct {
     float *params;        /* layout.numel floats */
     float *grads;         /* layout.numel floats, same layout */
     int max_batch;        /* activations are sized for this many examples */
+    /* the trainer's batch buffers (max_batch examples; NULL: none registered): a forward whose ctx or
+     * targets point into them must take the same examples from both, inside them (model_forward) */
+    const int32_t *batch_ctx, *batch_targets;
     /* activations of the last forward (kept for backward) */
     int batch;                      /* B of the last forward */
     int32_t *ctx;                   /* [B, T] copy of the inputs (host) */

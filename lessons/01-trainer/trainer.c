@@ -285,6 +285,8 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     t->global_idx = dp_malloc(global * sizeof(uint32_t));
     t->ctx = dp_malloc((size_t)c->batch * (size_t)c->context * sizeof(int32_t));
     t->targets = dp_malloc((size_t)c->batch * sizeof(int32_t));
+    t->model.batch_ctx = t->ctx; /* model_forward checks a micro-batch's pointers against them */
+    t->model.batch_targets = t->targets;
     t->losses = dp_calloc((size_t)c->steps + 1, sizeof(float));
     t->step_compute_s = dp_calloc((size_t)c->steps + 1, sizeof(double));
     t->step_wait_s = dp_calloc((size_t)c->steps + 1, sizeof(double));

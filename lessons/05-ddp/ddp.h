@@ -64,6 +64,7 @@ struct ddp {
     pthread_cond_t cv;
     int *queue; /* bucket indices in launch order (this backward) */
     int queued, completed;
+    bool waited; /* ddp_wait_all returned since the last launch: ddp_reset may drop the queue */
     bool stop, thread_started;
     /* what happened, for the grader: the launch order of the last backward */
     int *launch_log;

@@ -24,6 +24,14 @@
 static size_t full_count(const fsdp_t *f, int u) { return (size_t)f->world_size * f->units[u].chunk; }
 
 void zero_optim_unit(fsdp_t *f, int u, float *params, const float *grads, double lr) {
+    /* called from the student's zero_step: a unit that does not exist would index the optimizer state
+     * past its end, a NULL shard would crash inside AdamW */
+    if (u < 0 || u >= f->nunits)
+        dp_fatal("zero_optim_unit: unit %d does not exist: the units are 0..%d (a loop to u <= nunits?)", u,
+                 f->nunits - 1);
+    if (!params || !grads)
+        dp_fatal("zero_optim_unit: unit %d's %s shard is NULL: pass fsdp_param_shard(f, u) and fsdp_grad_shard(f, u)",
+                 u, !params ? "parameter" : "gradient");
     /* a view of the rank's optimizer state at unit u: its own copy of the step counter, so that every
      * unit takes step t + 1 and the trainer's counter moves once per step */
     optim_t view = f->t->optim;
