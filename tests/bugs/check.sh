@@ -32,11 +32,18 @@ check_one() {
         rm -rf "$sub"
         return 1
     fi
-    "$ROOT/grading/grade" "$L" --submission "$sub" ${only:+--only "$only"} >"$sub/grade.out" 2>&1
+    # BUGS_SANITIZE=1 (tests/bugs/sanitize.sh: an ASan+UBSan build): keep the checks' captured output
+    # and look in it for reports in given code
+    "$ROOT/grading/grade" "$L" --submission "$sub" ${only:+--only "$only"} ${BUGS_SANITIZE:+--keep} \
+        >"$sub/grade.out" 2>&1
     rc=$?
     score=$(sed -n 's/^Score: //p' "$sub/grade.out" | tail -n 1)
+    kept=$(sed -n 's/^grade: kept //p' "$sub/grade.out")
     ok=1
-    if [ $rc = 0 ]; then
+    if [ -n "$kept" ] && [ -d "$kept" ] && ! sh "$ROOT/tests/bugs/san-frames.sh" "$kept" >"$sub/san.out"; then
+        echo "FAIL bug $L/$bug: a sanitizer report outside the student's files (given code crashed on the mistake):"
+        sort -u "$sub/san.out" | head -n 4 | sed 's/^/    /'
+    elif [ $rc = 0 ]; then
         echo "FAIL bug $L/$bug: NOT caught — full score ($score)"
     elif grep -q 'INCONCLUSIVE' "$sub/grade.out"; then
         echo "FAIL bug $L/$bug: only INCONCLUSIVE ($score): a wrong implementation must fail outright:"
@@ -51,6 +58,7 @@ check_one() {
         echo "PASS bug $L/$bug: caught ($score) with \"$(printf '%s\n' "$expect" | grep -F -f - -o "$sub/grade.out" | head -n 1)\""
         ok=0
     fi
+    [ -n "$kept" ] && rm -rf "$kept"
     rm -rf "$sub"
     return $ok
 }
