@@ -160,8 +160,8 @@ static void check_buckets(const ddp_t *d, const model_t *m) {
                      "first_param <= last_param",
                      b, k->first_param, k->last_param, P - 1);
         if (k->offset > total || k->count > total - k->offset)
-            dp_fatal("ddp_assign_buckets: bucket %d's slice (offset %zu, count %zu) runs past the %zu gradients",
-                     b, k->offset, k->count, total);
+            dp_fatal("ddp_assign_buckets: bucket %d's slice (offset %zu, count %zu) runs past the %zu gradients", b,
+                     k->offset, k->count, total);
     }
     for (int i = 0; i < P; i++)
         if (d->bucket_of[i] < 0 || d->bucket_of[i] >= d->nbuckets)
