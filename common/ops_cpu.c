@@ -257,8 +257,12 @@ void ops_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, f
               const float *B, float beta, float *C) {
     check_dims("ops_gemm", "M, N, K", M, N, K);
     if (M && N && (!C || (K && (!A || !B))))
-        dp_fatal("ops_gemm (M %d, N %d, K %d) with a NULL matrix: A %p, B %p, C %p", M, N, K, (const void *)A,
-                 (const void *)B, (void *)C);
+        dp_fatal("ops_gemm (M %d, N %d, K %d) with %s NULL: a product needs its inputs and somewhere to write "
+                 "(skip the call when there is nothing to compute)",
+                 M, N, K,
+                 !C   ? "C, the output,"
+                 : !A ? "A"
+                      : "B");
     DISPATCH(ops_cuda_gemm(ops, transA, transB, M, N, K, alpha, A, B, beta, C));
     if (M == 0 || N == 0) return;
     if (K == 0) { /* BLAS leaves C alone for K == 0 only when beta == 1: make it exact */
