@@ -20,9 +20,9 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
-SUBSET="01/linear-writes-null-dx 02/skips-last-worker 03/worker-scratch-unallocated 04/chunk-off-by-one
-05/finish-resets-before-wait 05/no-reset 06/sync-every-micro-step 06/targets-offset-by-T 07/pad-from-tail
-08/zero-unit-past-end 08/gather-wrong-chunk"
+SUBSET="01/linear-writes-null-dx 02/worker-steps 03/worker-scratch-unallocated 04/chunk-off-by-one
+05/finish-resets-before-wait 05/slice-in-bytes 06/sync-every-micro-step 06/targets-offset-by-T 07/pad-past-end
+08/zero-wrong-chunk 08/zero-stage2-full-grads 10/noise-rank-own"
 patches=""
 case ${1:-} in
 --subset) for b in $SUBSET; do patches="$patches tests/bugs/$b.patch"; done ;;
