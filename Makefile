@@ -32,6 +32,8 @@
 #   make SANITIZE=thread              a ThreadSanitizer build into build-tsan/
 #   make test-sanitize  the reference's tests and graders under ASan+UBSan, the DDP and FSDP
 #                       trainers under TSan; fails on any report (tests/sanitize.sh)
+#   make test-bugs-sanitize  the seeded-bug catalogue graded under ASan+UBSan: a report whose top
+#                       frame is outside the student's files fails (tests/bugs/sanitize.sh)
 #
 # Variables: O=build dir, NO_MPI=1 NO_CUDA=1 NO_NCCL=1 (skip optional parts), STACK=own (lessons
 # link your own earlier lessons instead of the reference ones; in a student release the reference is
@@ -61,8 +63,8 @@ CONFIG := $(O)/config.mk
 # A student release (make student-release) has no tests/ (they carry the reference's code): there
 # every test goal prints one line and fails (below).
 HAVE_TESTS := $(wildcard tests/tests.mk)
-TEST_GOALS := test test-site test-build test-hostile test-sanitize test-load test-equiv-sweep test-release test-quiz gpu-bundle
-NOPROBE_GOALS := deps clean help site test-site skeletons format format-check test demo test-sanitize student-release $(if $(HAVE_TESTS),,$(TEST_GOALS))
+TEST_GOALS := test test-site test-build test-hostile test-sanitize test-bugs-sanitize test-load test-equiv-sweep test-release test-quiz gpu-bundle
+NOPROBE_GOALS := deps clean help site test-site skeletons format format-check test demo test-sanitize test-bugs-sanitize student-release $(if $(HAVE_TESTS),,$(TEST_GOALS))
 PROBE := $(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all))
 ifneq ($(PROBE),)
 -include $(CONFIG)

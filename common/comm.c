@@ -391,7 +391,20 @@ static void check_peer(const comm_t *c, const char *op, int peer) {
                  c->rank, op);
 }
 
+/* A count past 2^40 elements (4 TiB of floats) is no real message: it is a negative int or a
+ * subtraction below 0 converted to size_t. Said here, in one line, instead of as an overflowing
+ * byte count, an MPI error about the datatype or a crash inside the transport. */
+#define COMM_COUNT_MAX ((size_t)1 << 40)
+
+static void check_count(const comm_t *c, const char *op, size_t count) {
+    if (count > COMM_COUNT_MAX)
+        dp_fatal("rank %d: %s of %zu elements (%td as a signed number): a negative count converted to size_t; check "
+                 "the subtraction or the int that computed it",
+                 c->rank, op, count, (ptrdiff_t)count);
+}
+
 static void check_buf(const comm_t *c, const char *op, const void *buf, size_t count) {
+    check_count(c, op, count);
     if (count > 0 && !buf) dp_fatal("rank %d: %s of %zu elements from a NULL buffer", c->rank, op, count);
 }
 
@@ -487,6 +500,8 @@ static void check_redop(const comm_t *c, dtype_t dt, redop_t op) {
 
 void comm_lib_allreduce(comm_t *c, const void *sendbuf, void *recvbuf, size_t count, dtype_t dt, redop_t op) {
     check_redop(c, dt, op);
+    check_buf(c, "allreduce", sendbuf, count);
+    check_buf(c, "allreduce", recvbuf, count);
     lib_begin(c, "allreduce", count, dt);
     c->world->backend->allreduce(c, sendbuf, recvbuf, count, dt, op);
     op_end(c);
@@ -494,6 +509,7 @@ void comm_lib_allreduce(comm_t *c, const void *sendbuf, void *recvbuf, size_t co
 
 void comm_lib_broadcast(comm_t *c, void *buf, size_t count, dtype_t dt, int root) {
     if (root < 0 || root >= c->size) dp_fatal("rank %d: broadcast from root %d of %d", c->rank, root, c->size);
+    check_buf(c, "broadcast", buf, count);
     lib_begin(c, "broadcast", count, dt);
     c->world->backend->broadcast(c, buf, count, dt, root);
     op_end(c);
@@ -501,12 +517,16 @@ void comm_lib_broadcast(comm_t *c, void *buf, size_t count, dtype_t dt, int root
 
 void comm_lib_reduce_scatter(comm_t *c, const void *sendbuf, void *recvbuf, size_t recvcount, dtype_t dt, redop_t op) {
     check_redop(c, dt, op);
+    check_buf(c, "reduce_scatter", sendbuf, recvcount);
+    check_buf(c, "reduce_scatter", recvbuf, recvcount);
     lib_begin(c, "reduce_scatter", recvcount * (size_t)c->size, dt);
     c->world->backend->reduce_scatter(c, sendbuf, recvbuf, recvcount, dt, op);
     op_end(c);
 }
 
 void comm_lib_all_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendcount, dtype_t dt) {
+    check_buf(c, "all_gather", sendbuf, sendcount);
+    check_buf(c, "all_gather", recvbuf, sendcount);
     lib_begin(c, "all_gather", sendcount * (size_t)c->size, dt);
     c->world->backend->all_gather(c, sendbuf, recvbuf, sendcount, dt);
     op_end(c);
@@ -514,6 +534,7 @@ void comm_lib_all_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t s
 
 void comm_lib_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendcount, dtype_t dt, int root) {
     if (root < 0 || root >= c->size) dp_fatal("rank %d: gather to root %d of %d", c->rank, root, c->size);
+    check_buf(c, "gather", sendbuf, sendcount);
     lib_begin(c, "gather", sendcount * (size_t)c->size, dt);
     c->world->backend->gather(c, sendbuf, recvbuf, sendcount, dt, root);
     op_end(c);

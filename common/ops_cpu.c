@@ -136,6 +136,28 @@ size_t ops_host_heap_bytes(void) {
 #endif
 }
 
+/* The entry points lessons call with counts they computed: a count past 2^40 elements is a negative
+ * int or a subtraction below 0 converted to size_t, and a NULL buffer with a count is one never
+ * allocated. Either stops here, in one line naming the op, not as a crash inside the loop or the
+ * BLAS (a test and a branch per call: nothing per element). */
+#define OPS_COUNT_MAX ((size_t)1 << 40)
+
+static void check_count(const char *op, size_t n) {
+    if (n > OPS_COUNT_MAX)
+        dp_fatal("%s of %zu elements (%td as a signed number): a negative count converted to size_t; check the "
+                 "subtraction or the int that computed it",
+                 op, n, (ptrdiff_t)n);
+}
+
+static void check_buf(const char *op, const char *name, const void *p, size_t n) {
+    check_count(op, n);
+    if (n && !p) dp_fatal("%s of %zu elements with %s NULL: was the buffer allocated (ops_alloc)?", op, n, name);
+}
+
+static void check_dims(const char *op, const char *what, int a, int b, int c) {
+    if (a < 0 || b < 0 || c < 0) dp_fatal("%s with %s %d, %d, %d: a dimension is negative", op, what, a, b, c);
+}
+
 static float *alloc_floats(const ops_t *ops, size_t count) {
     DISPATCH_RET(ops_cuda_alloc(ops, count));
     float *p = dp_aligned_alloc(count * sizeof(float));
@@ -144,6 +166,7 @@ static float *alloc_floats(const ops_t *ops, size_t count) {
 }
 
 float *ops_alloc(const ops_t *ops, size_t count) {
+    check_count("ops_alloc", count);
     float *p = alloc_floats(ops, count);
     count_alloc(p, count * sizeof(float));
     return p;
@@ -161,6 +184,7 @@ static void *alloc_bytes(const ops_t *ops, size_t bytes) {
 }
 
 void *ops_alloc_bytes(const ops_t *ops, size_t bytes) {
+    check_count("ops_alloc_bytes", bytes);
     void *p = alloc_bytes(ops, bytes);
     count_alloc(p, bytes);
     return p;
@@ -231,6 +255,14 @@ void ops_from_host(const ops_t *ops, float *dst, const float *host, size_t count
 
 void ops_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
               const float *B, float beta, float *C) {
+    check_dims("ops_gemm", "M, N, K", M, N, K);
+    if (M && N && (!C || (K && (!A || !B))))
+        dp_fatal("ops_gemm (M %d, N %d, K %d) with %s NULL: a product needs its inputs and somewhere to write "
+                 "(skip the call when there is nothing to compute)",
+                 M, N, K,
+                 !C   ? "C, the output,"
+                 : !A ? "A"
+                      : "B");
     DISPATCH(ops_cuda_gemm(ops, transA, transB, M, N, K, alpha, A, B, beta, C));
     if (M == 0 || N == 0) return;
     if (K == 0) { /* BLAS leaves C alone for K == 0 only when beta == 1: make it exact */
@@ -257,6 +289,9 @@ void ops_round(const ops_t *ops, dtype_t dtype, const float *src, uint16_t *bits
 }
 
 void ops_colsum_acc(const ops_t *ops, const float *x, int rows, int cols, float *out) {
+    check_dims("ops_colsum_acc", "rows, cols (and 0)", rows, cols, 0);
+    check_buf("ops_colsum_acc", "x", x, (size_t)rows * (size_t)cols);
+    check_buf("ops_colsum_acc", "out", out, (size_t)cols);
     DISPATCH(ops_cuda_colsum_acc(ops, x, rows, cols, out));
     for (int i = 0; i < rows; i++) {
         const float *row = x + (size_t)i * (size_t)cols;
@@ -293,28 +328,35 @@ void ops_embedding_backward(const ops_t *ops, const float *dout, const int32_t *
 }
 
 void ops_fill(const ops_t *ops, float *x, float value, size_t n) {
+    check_buf("ops_fill", "x", x, n);
     DISPATCH(ops_cuda_fill(ops, x, value, n));
     for (size_t i = 0; i < n; i++) x[i] = value;
 }
 
 void ops_scale(const ops_t *ops, float *x, float alpha, size_t n) {
+    check_buf("ops_scale", "x", x, n);
     if (ops->scaled) *ops->scaled += n;
     DISPATCH(ops_cuda_scale(ops, x, alpha, n));
     for (size_t i = 0; i < n; i++) x[i] *= alpha;
 }
 
 void ops_axpy(const ops_t *ops, float alpha, const float *x, float *y, size_t n) {
+    check_buf("ops_axpy", "x", x, n);
+    check_buf("ops_axpy", "y", y, n);
     DISPATCH(ops_cuda_axpy(ops, alpha, x, y, n));
     for (size_t i = 0; i < n; i++) y[i] += alpha * x[i];
 }
 
 void ops_copy(const ops_t *ops, const float *src, float *dst, size_t n) {
+    check_buf("ops_copy", "src", src, n);
+    check_buf("ops_copy", "dst", dst, n);
     if (ops->copied) *ops->copied += n;
     DISPATCH(ops_cuda_copy(ops, src, dst, n));
     if (src != dst && n) memmove(dst, src, n * sizeof(float));
 }
 
 double ops_sumsq(const ops_t *ops, const float *x, size_t n) {
+    check_buf("ops_sumsq", "x", x, n);
     DISPATCH_RET(ops_cuda_sumsq(ops, x, n));
     double s = 0;
     for (size_t i = 0; i < n; i++) s += (double)x[i] * (double)x[i];

@@ -57,6 +57,15 @@ test-sanitize:
 	@sh common/mk/deps.sh
 	@sh tests/sanitize.sh
 
+# The seeded-bug catalogue under ASan+UBSan (tests/bugs/sanitize.sh; `make test` runs its --subset):
+# every bug graded from build-asan/, and any sanitizer report whose top frame is outside the
+# student's files fails: given code must stop a student's mistake with one line, not crash on it.
+# 20 to 40 minutes here, by load.
+.PHONY: test-bugs-sanitize
+test-bugs-sanitize:
+	@sh common/mk/deps.sh
+	@sh tests/bugs/sanitize.sh
+
 # The GPU checks (tests/gpu/check.sh) packed for a GPU machine without the course's packages
 # (tests/gpu/bundle.sh): build/gpu-bundle/ and build/gpu-bundle.tar.gz, whose run.sh OUTDIR runs them
 # without building anything. tests/gpu/bundle-selftest.sh (in make test) runs its CPU part here.

@@ -344,6 +344,7 @@ static void check_batch_slice(model_t *m, const int32_t *ctx, const int32_t *tar
 float model_forward(model_t *m, const int32_t *ctx, const int32_t *targets, int B) {
     const model_config_t *c = &m->cfg;
     if (B < 1 || B > m->max_batch) dp_fatal("forward on %d examples, the model was sized for 1..%d", B, m->max_batch);
+    if (!ctx || !targets) dp_fatal("model_forward with %s NULL", !ctx ? "ctx" : "targets");
     check_batch_slice(m, ctx, targets, B);
     if (m->mp) mp_cast_params(m->mp);
     if (m->gpt) return gpt_model_forward(m, ctx, targets, B);

@@ -72,6 +72,13 @@ static bool found_inf(const optim_t *o, const float *grads) {
 }
 
 void optim_step(optim_t *o, float *params, const float *grads, double lr) {
+    /* student code calls it (lessons 01, 02, 06, 10): a state that optim_free released, or a NULL
+     * buffer, would crash inside the step's loop */
+    if (!o->m)
+        dp_fatal("optim_step with no optimizer state (it was freed): in lesson 02 only the server, rank 0, steps; "
+                 "a worker sends its gradients and receives the new parameters");
+    if (o->n && (!params || !grads))
+        dp_fatal("optim_step of %zu elements with %s NULL", o->n, !params ? "params" : "grads");
     if (o->scaler && grad_scaler_update(o->scaler, found_inf(o, grads))) return;
     o->t++;
 #ifdef DPC_HAVE_CUDA

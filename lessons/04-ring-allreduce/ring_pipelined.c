@@ -7,7 +7,19 @@
  * reduction of piece i — that is how NCCL pipelines its ring.) */
 #include "ring.h"
 
+#include "util.h"
+
 static int mod(int a, int n) { return ((a % n) + n) % n; }
+
+/* The student's chunk_range, checked before this file indexes the buffer with it: a chunk past the
+ * buffer's end stops here in one line, not as a read past it inside the transport. */
+static void chunk(size_t count, int N, int i, size_t *offset, size_t *length) {
+    chunk_range(count, N, i, offset, length);
+    if (*offset > count || *length > count - *offset)
+        dp_fatal("chunk_range(%zu, %d, %d) gave offset %zu, length %zu: past the buffer's %zu elements (grading/grade "
+                 "04 says more)",
+                 count, N, i, *offset, *length, count);
+}
 
 void ring_allreduce_pipelined(coll_t *coll, float *buf, size_t count, redop_t op) {
     comm_t *c = coll->comm;
@@ -17,8 +29,8 @@ void ring_allreduce_pipelined(coll_t *coll, float *buf, size_t count, redop_t op
         float *in = coll_scratch(coll, RING_PIECE_FLOATS);
         for (int s = 0; s < N - 1; s++) { /* reduce-scatter, piece by piece */
             size_t so, sl, ro, rl;
-            chunk_range(count, N, mod(r - 1 - s, N), &so, &sl);
-            chunk_range(count, N, mod(r - 2 - s, N), &ro, &rl);
+            chunk(count, N, mod(r - 1 - s, N), &so, &sl);
+            chunk(count, N, mod(r - 2 - s, N), &ro, &rl);
             /* p == 0 always runs: empty chunks still exchange one (empty) message, as the plain
              * ring does, so that both neighbours agree on the number of messages */
             for (size_t p = 0; p == 0 || p < sl || p < rl; p += RING_PIECE_FLOATS) {
@@ -31,7 +43,7 @@ void ring_allreduce_pipelined(coll_t *coll, float *buf, size_t count, redop_t op
     }
     if (op == REDOP_AVG) {
         size_t off, len;
-        chunk_range(count, N, r, &off, &len);
+        chunk(count, N, r, &off, &len);
         ops_scale(coll->ops, buf + off, 1.0f / (float)N, len);
     }
     all_gather(coll, buf, count); /* nothing to add: whole chunks move best */

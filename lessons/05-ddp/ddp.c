@@ -136,6 +136,33 @@ static void broadcast_params(ddp_t *d) {
         comm_recv(t->comm, t->model.params, n, DT_F32, 0);
 }
 
+/* The buckets come from the student's ddp_assign_buckets; the hook, the queue and the communication
+ * thread index arrays and the gradients with them. One that would make them read or write out of
+ * bounds stops here, in one line (which of the rule's results is wrong is the grader's "buckets"
+ * check's business: this only refuses what cannot run). */
+static void check_buckets(const ddp_t *d, const model_t *m) {
+    int P = m->layout.count;
+    size_t total = model_num_params(m);
+    if (!d->buckets || !d->bucket_of || d->nbuckets < 1 || d->nbuckets > (P ? P : 1))
+        dp_fatal("ddp_assign_buckets made %d buckets for %d parameters: there must be 1..%d (one per parameter at "
+                 "most); unfinished?",
+                 d->nbuckets, P, P ? P : 1);
+    for (int b = 0; b < d->nbuckets; b++) {
+        const ddp_bucket_t *k = &d->buckets[b];
+        if (k->first_param < 0 || k->first_param > k->last_param || k->last_param >= P)
+            dp_fatal("ddp_assign_buckets: bucket %d holds parameters %d..%d, but parameters are 0..%d and "
+                     "first_param <= last_param",
+                     b, k->first_param, k->last_param, P - 1);
+        if (k->offset > total || k->count > total - k->offset)
+            dp_fatal("ddp_assign_buckets: bucket %d's slice (offset %zu, count %zu) runs past the %zu gradients", b,
+                     k->offset, k->count, total);
+    }
+    for (int i = 0; i < P; i++)
+        if (d->bucket_of[i] < 0 || d->bucket_of[i] >= d->nbuckets)
+            dp_fatal("ddp_assign_buckets: bucket_of[%d] is %d, but the buckets are 0..%d", i, d->bucket_of[i],
+                     d->nbuckets - 1);
+}
+
 void ddp_init(ddp_t *d, trainer_t *t, size_t bucket_bytes_cap, size_t first_bucket_bytes_cap, allreduce_fn allreduce) {
     memset(d, 0, sizeof *d);
     d->t = t;
@@ -149,6 +176,7 @@ void ddp_init(ddp_t *d, trainer_t *t, size_t bucket_bytes_cap, size_t first_buck
     pthread_cond_init(&d->cv, NULL);
     broadcast_params(d);
     ddp_assign_buckets(d, &t->model.layout, bucket_bytes_cap, first_bucket_bytes_cap);
+    check_buckets(d, &t->model);
     int nb = d->nbuckets > 0 ? d->nbuckets : 1;
     d->queue = dp_calloc((size_t)nb, sizeof(int));
     d->launch_log = dp_calloc((size_t)nb, sizeof(int));

@@ -20,6 +20,14 @@ static void fetch(trainer_t *t, int64_t step, int32_t *ctx, int32_t *targets) {
         st->epoch = epoch;
     }
     const uint32_t *idx = st->indices + (size_t)(step % (int64_t)st->steps_per_epoch) * B;
+    /* the student's indices pick examples: one past the dataset would read past its tokens (B tests a
+     * step, nothing per token) */
+    for (size_t i = 0; i < B; i++)
+        if (idx[i] >= st->len)
+            dp_fatal("sampler_indices gave index %u (position %zu of this rank's list, epoch %lld), but the dataset "
+                     "has %zu examples, 0..%zu: every index must be < dataset_len",
+                     idx[i], (size_t)(step % (int64_t)st->steps_per_epoch) * B + i, (long long)epoch, st->len,
+                     st->len - 1);
     dataset_gather(&t->train, t->cfg.context, idx, B, ctx, targets);
 }
 
@@ -29,7 +37,15 @@ void sampler_attach(trainer_t *t, sampler_state_t *st) {
     if (replicas != t->world_size) dp_fatal("--sampler-replicas %d but the job has %d ranks", replicas, t->world_size);
     if (sampler_init(&st->sampler, L, t->world_size, t->rank, !t->cfg.no_shuffle, t->cfg.seed, t->cfg.drop_last) != 0)
         dp_fatal("DistributedSampler: invalid rank %d for %d replicas", t->rank, t->world_size);
-    st->indices = dp_malloc((st->sampler.total_size > L ? st->sampler.total_size : L) * sizeof(uint32_t) + 4);
+    /* the list is sized from the student's sampler_init: a num_samples larger than the list (or sizes
+     * wrapped below 0) would make every epoch read past it */
+    size_t room = st->sampler.total_size > L ? st->sampler.total_size : L;
+    if (st->sampler.num_samples > room || st->sampler.total_size > ((size_t)1 << 40))
+        dp_fatal("sampler_init: num_samples %zu, total_size %zu for a dataset of %zu examples on %d ranks: "
+                 "num_samples must be total_size / N (and total_size about the dataset's length)",
+                 st->sampler.num_samples, st->sampler.total_size, L, t->world_size);
+    st->indices = dp_malloc(room * sizeof(uint32_t) + 4);
+    st->len = L;
     st->steps_per_epoch = st->sampler.num_samples / (size_t)t->local_batch;
     st->epoch = -1;
     t->fetch = fetch;

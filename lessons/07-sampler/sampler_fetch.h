@@ -9,6 +9,7 @@ typedef struct {
     sampler_t sampler;
     uint32_t *indices;      /* this rank's list of the current epoch */
     size_t steps_per_epoch; /* num_samples / batch: DataLoader's drop_last=True */
+    size_t len;             /* the dataset's examples: every index must be below it */
     int64_t epoch;
 } sampler_state_t;
 

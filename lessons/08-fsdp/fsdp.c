@@ -170,12 +170,30 @@ static void post_backward(void *ctx, int u) {
 
 /* ---- where a rank's shards live (FSDP and every ZeRO stage) -------------------------------------- */
 
+/* The shard helpers are what the student's fsdp_clip and zero_step call, with unit indices from their
+ * own loops: a unit that does not exist, or a buffer this stage has not got, stops here in one line
+ * rather than as a pointer past the arrays that crashes in the optimizer or the ring. */
+static void check_unit(const fsdp_t *f, const char *fn, int u) {
+    if (u < 0 || u >= f->nunits)
+        dp_fatal("%s: unit %d does not exist: the units are 0..%d (a loop to u <= nunits?)", fn, u, f->nunits - 1);
+}
+
 float *fsdp_grad_shard(const fsdp_t *f, int u) {
+    check_unit(f, "fsdp_grad_shard", u);
+    if (f->zero_stage == 1 && !f->full_grads[u])
+        dp_fatal("fsdp_grad_shard: unit %d's full gradient is gone (freed, or never kept): ZeRO stage 1 keeps it "
+                 "through the step",
+                 u);
     if (f->zero_stage == 1) return f->full_grads[u] + (size_t)f->rank * f->units[u].chunk;
     return f->shard_grads + f->units[u].shard_offset;
 }
 
 float *fsdp_param_shard(const fsdp_t *f, int u) {
+    check_unit(f, "fsdp_param_shard", u);
+    if ((f->zero_stage == 1 || f->zero_stage == 2) && !f->gathered[u])
+        dp_fatal("fsdp_param_shard: unit %d's full parameters are gone (freed?): ZeRO stages 1 and 2 keep every "
+                 "unit's f->gathered[u] for good",
+                 u);
     if (f->zero_stage == 1 || f->zero_stage == 2) return f->gathered[u] + (size_t)f->rank * f->units[u].chunk;
     return f->shard_params + f->units[u].shard_offset;
 }

@@ -23,7 +23,37 @@
 
 static size_t full_count(const fsdp_t *f, int u) { return (size_t)f->world_size * f->units[u].chunk; }
 
+/* Whether the c floats at p lie inside the n floats at base (addresses compared: p may come from
+ * anywhere); *at: where p starts, in floats from base. */
+static bool inside(const float *p, const float *base, size_t n, size_t c, ptrdiff_t *at) {
+    intptr_t d = (intptr_t)(uintptr_t)p - (intptr_t)(uintptr_t)base;
+    *at = d / (intptr_t)sizeof(float);
+    return base && d >= 0 && (size_t)*at <= n && c <= n - (size_t)*at;
+}
+
 void zero_optim_unit(fsdp_t *f, int u, float *params, const float *grads, double lr) {
+    /* called from the student's zero_step: a unit that does not exist would index the optimizer state
+     * past its end, a NULL shard would crash inside AdamW */
+    if (u < 0 || u >= f->nunits)
+        dp_fatal("zero_optim_unit: unit %d does not exist: the units are 0..%d (a loop to u <= nunits?)", u,
+                 f->nunits - 1);
+    if (!params || !grads)
+        dp_fatal("zero_optim_unit: unit %d's %s shard is NULL: pass fsdp_param_shard(f, u) and fsdp_grad_shard(f, u)",
+                 u, !params ? "parameter" : "gradient");
+    /* the step writes c floats at params and reads c at grads: chunks that run out of the unit's
+     * buffers would be written past their ends (which chunk inside them is right is the grader's) */
+    size_t c = f->units[u].chunk, full = (size_t)f->world_size * c;
+    ptrdiff_t at;
+    if (!inside(params, f->gathered[u], full, c, &at))
+        dp_fatal("zero_optim_unit: unit %d's parameters at gathered[u] %+td floats: its %zu floats run outside the "
+                 "unit's N·c = %zu: step this rank's chunk, fsdp_param_shard(f, u) (gathered[u] + r·c)",
+                 u, at, c, full);
+    const float *gbase = f->zero_stage == 1 ? f->full_grads[u] : f->shard_grads;
+    size_t gn = f->zero_stage == 1 ? full : f->shard_numel;
+    if (!inside(grads, gbase, gn, c, &at))
+        dp_fatal("zero_optim_unit: unit %d's gradients at %s %+td floats: its %zu floats run outside the %zu there: "
+                 "pass fsdp_grad_shard(f, u)",
+                 u, f->zero_stage == 1 ? "full_grads[u]" : "shard_grads", at, c, gn);
     /* a view of the rank's optimizer state at unit u: its own copy of the step counter, so that every
      * unit takes step t + 1 and the trainer's counter moves once per step */
     optim_t view = f->t->optim;

@@ -2,6 +2,8 @@
  * each bucket's squared norm as it is launched, the averaged gradient's after the all-reduces. */
 #include "noise_scale.h"
 
+#include "util.h"
+
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@ enum { NHIST = 5 }; /* small_sq, big_sq, g2, tr Σ, B_simple */
  * is at hand, its bytes still in cache from backward. N² undoes the 1/N. */
 static void measured_launch(ddp_t *d, int b) {
     noise_ddp_t *nd = (noise_ddp_t *)d;
+    if (b < 0 || b >= d->nbuckets) ddp_launch(d, b); /* no such bucket: ddp_launch says so, in one line */
     const ddp_bucket_t *bk = &d->buckets[b];
     double N = d->world_size;
     nd->local_sq += N * N * ops_sumsq(d->t->ops, d->t->model.grads + bk->offset, bk->count);
@@ -28,6 +31,8 @@ float noise_ddp_forward_backward(noise_ddp_t *nd) {
 
 void noise_ddp_mean2(noise_ddp_t *nd, double a, double b, double *mean_a, double *mean_b) {
     trainer_t *t = nd->ddp.t;
+    if (!mean_a || !mean_b)
+        dp_fatal("noise_ddp_mean2: %s is NULL: pass where the mean goes", !mean_a ? "mean_a" : "mean_b");
     double v[2] = {a, b}, sum[2] = {a, b};
     if (t->world_size > 1) comm_lib_allreduce(t->infra, v, sum, 2, DT_F64, REDOP_SUM);
     *mean_a = sum[0] / t->world_size;

@@ -11,6 +11,8 @@
 # For each: copy solutions/, apply the patch, grade lesson NN; the bug is caught when the score is
 # below full marks AND the expected text is in the grader's output. One line per bug:
 #     PASS bug 01/no-zero-grad: caught (80/100) with "zeroed"
+# With BUGS_SANITIZE=1 (tests/bugs/sanitize.sh, an ASan+UBSan build) a bug passes when no sanitizer
+# report in the grader's kept output has its top frame outside the student's files.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 # Deadlock bugs end at the comm watchdog: a short limit keeps the catalogue fast (every legitimate
@@ -32,11 +34,29 @@ check_one() {
         rm -rf "$sub"
         return 1
     fi
-    "$ROOT/grading/grade" "$L" --submission "$sub" ${only:+--only "$only"} >"$sub/grade.out" 2>&1
+    # BUGS_SANITIZE=1 (tests/bugs/sanitize.sh: an ASan+UBSan build): keep the checks' captured output
+    # and look in it for reports in given code
+    "$ROOT/grading/grade" "$L" --submission "$sub" ${only:+--only "$only"} ${BUGS_SANITIZE:+--keep} \
+        >"$sub/grade.out" 2>&1
     rc=$?
     score=$(sed -n 's/^Score: //p' "$sub/grade.out" | tail -n 1)
+    kept=$(sed -n 's/^grade: kept //p' "$sub/grade.out")
     ok=1
-    if [ $rc = 0 ]; then
+    if [ -n "${BUGS_SANITIZE:-}" ]; then
+        # Under the sanitizers the question is only where the reports are: a student's own bad access
+        # now ends in a report (not a signal), so the grader's wording may differ (the plain catalogue
+        # checks the messages).
+        if [ -z "$kept" ] || [ ! -d "$kept" ]; then
+            echo "FAIL bug $L/$bug: the grader kept no output to search for sanitizer reports:"
+            tail -n 5 "$sub/grade.out" | sed 's/^/    /'
+        elif ! sh "$ROOT/tests/bugs/san-frames.sh" "$kept" >"$sub/san.out"; then
+            echo "FAIL bug $L/$bug: a sanitizer report outside the student's files (given code crashed on the mistake):"
+            sort -u "$sub/san.out" | head -n 4 | sed 's/^/    /'
+        else
+            echo "PASS bug $L/$bug: no sanitizer report outside the student's files ($score)"
+            ok=0
+        fi
+    elif [ $rc = 0 ]; then
         echo "FAIL bug $L/$bug: NOT caught — full score ($score)"
     elif grep -q 'INCONCLUSIVE' "$sub/grade.out"; then
         echo "FAIL bug $L/$bug: only INCONCLUSIVE ($score): a wrong implementation must fail outright:"
@@ -51,6 +71,7 @@ check_one() {
         echo "PASS bug $L/$bug: caught ($score) with \"$(printf '%s\n' "$expect" | grep -F -f - -o "$sub/grade.out" | head -n 1)\""
         ok=0
     fi
+    [ -n "$kept" ] && rm -rf "$kept"
     rm -rf "$sub"
     return $ok
 }

@@ -63,12 +63,19 @@ int main(int argc, char **argv) {
             for (int i = 0; i < 3; i++) comm_recv(c, a, count, DT_F32, 0);
         }
         free(a);
+    } else if (!strcmp(mode, "negative")) { /* a count computed as 1 - 4 in size_t */
+        float x[4] = {0};
+        size_t count = 1;
+        count -= 4;
+        if (n > 1 && r == 1) comm_recv(c, x, 4, DT_F32, 0);
+        if (n > 1 && r == 0) comm_send(c, x, count, DT_F32, 1);
+        if (n == 1) comm_lib_allreduce(c, x, x, count, DT_F32, REDOP_SUM);
     } else if (!strcmp(mode, "todo") || !strcmp(mode, "todo-late")) {
         int x = 0;
         if (r == 0 && n > 1 && !strcmp(mode, "todo-late")) comm_recv(c, &x, 1, DT_I32, 1);
         unwritten();
     } else {
-        dp_fatal("unknown mode '%s' (deadlock, skip, self, link, todo, todo-late)", mode);
+        dp_fatal("unknown mode '%s' (deadlock, skip, self, link, negative, todo, todo-late)", mode);
     }
     comm_finalize(c);
     return 0;

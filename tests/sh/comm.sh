@@ -24,6 +24,19 @@ if [ $? != 0 ] && grep -q "rank 0: send with itself" "$TMP/out"; then
 else
     fail "self-send: $(head -c 300 "$TMP/out")"
 fi
+# A count that went below 0 in size_t is said as such in one line, before any byte moves (given
+# code's preconditions, issue 27): on 2 ranks a send (the receiver is released by the abort), alone
+# a library all-reduce.
+for np in 1 2; do
+    timeout -k 5 60 "$MPIRUN" -np $np "$P" negative --timeout-s 5 >"$TMP/out" 2>&1
+    rc=$?
+    if [ $rc != 0 ] && [ "$(grep -c 'a negative count converted to size_t' "$TMP/out")" = 1 ] &&
+        grep -q '(-3 as a signed number)' "$TMP/out"; then
+        pass "a negative count on $np rank(s) is refused in one line: $(grep -m1 'negative count' "$TMP/out")"
+    else
+        fail "a negative count on $np rank(s): exit $rc: $(head -c 400 "$TMP/out")"
+    fi
+done
 # α = 1 ms, β = 1 GB/s, 1 MiB: one message ≈ 2.05 ms; two back to back share the port ≈ 4.1 ms.
 # The emulated delay comes on top of the real copy, and a busy machine wakes a sleeper late, never
 # early: so only lower bounds here — never below the model, two messages serialised on the port
