@@ -13,8 +13,12 @@
  * payload. The switch forwards a frame to rank `peer` of the same job with peer replaced by the
  * source rank. Classes: P2P (the seam's send/recv/sendrecv), LIB (the library collectives' and
  * barrier's traffic), CTL_LIBCALL (no payload, one per library-collective call), CTL_BYE (no
- * payload: comm_finalize). A rank that disconnects without BYE died: every other rank of its job
- * gets CTL_GONE naming it, so that a rank waiting on it ends with a line instead of a timeout.
+ * payload: comm_finalize), CTL_ABORT (no payload, the exit status in the context field: the rank
+ * ends the job; every other rank of it gets CTL_ABORT and exits with that status, without a line of
+ * its own, as under MPI_Abort), CTL_ACK (no payload: the receiver took a P2P frame flagged SYNC,
+ * one larger than 4 KiB, whose sender waits for it as MPI's rendezvous does). A rank that disconnects without BYE or CTL_ABORT died: every other
+ * rank of its job gets CTL_GONE naming it, so that a rank waiting on it ends with a line instead of
+ * a timeout.
  * The job key is what the launcher gives every rank of one launch (PMIX_NAMESPACE); jobs are
  * numbered K = 0, 1, ... in the order of their first hellos.
  *
@@ -257,9 +261,9 @@ static void reap_jobs(void) {
 static void close_conn(conn_t *c);
 
 /* A header-only notice to rank r of job j. */
-static void notify(job_t *j, uint32_t r, uint32_t cls, uint32_t peer) {
+static void notify(job_t *j, uint32_t r, uint32_t cls, uint32_t peer, uint32_t ctx) {
     item_t *it = xcalloc(1, sizeof *it);
-    it->hdr = (sw_frame_t){peer, 0, cls, 0, 0};
+    it->hdr = (sw_frame_t){peer, ctx, cls, 0, 0};
     push(&j->out[r], it);
 }
 
@@ -282,7 +286,7 @@ static void close_conn(conn_t *c) {
         log_error(j->index, "rank %u disconnected without comm_finalize (it crashed, exited early or was refused)",
                   c->rank);
         for (uint32_t r = 0; r < j->size; r++)
-            if (r != c->rank && !j->left[r]) notify(j, r, SW_CTL_GONE, c->rank);
+            if (r != c->rank && !j->left[r]) notify(j, r, SW_CTL_GONE, c->rank, 0);
     }
     bool all = true;
     for (uint32_t r = 0; r < j->size; r++) all = all && j->hello[r] && j->left[r];
@@ -384,12 +388,19 @@ static void on_frame(conn_t *c) {
         c->bye = true;
         return;
     }
-    /* P2P or LIB: the header check let nothing else through */
+    if (h.cls == SW_CTL_ABORT) {
+        log_error(j->index, "rank %u aborted the job (exit status %u)", c->rank, h.ctx);
+        for (uint32_t r = 0; r < j->size; r++)
+            if (r != c->rank && !j->left[r]) notify(j, r, SW_CTL_ABORT, c->rank, h.ctx);
+        c->bye = true; /* its disconnect is no news now: no CTL_GONE after it */
+        return;
+    }
+    /* P2P, LIB or ACK: the header check let nothing else through */
     uint32_t n = j->size, dst = h.peer;
     if (h.cls == SW_P2P) {
         j->p2p_sent[c->rank * n + dst].msgs++;
         j->p2p_sent[c->rank * n + dst].bytes += h.bytes;
-    } else {
+    } else if (h.cls == SW_LIB) {
         j->lib_sent[c->rank] += h.bytes;
     }
     if (j->left[dst]) { /* nobody will read it */
@@ -398,7 +409,7 @@ static void on_frame(conn_t *c) {
         return;
     }
     item_t *it = xcalloc(1, sizeof *it);
-    it->hdr = (sw_frame_t){c->rank, h.ctx, h.cls, 0, h.bytes};
+    it->hdr = (sw_frame_t){c->rank, h.ctx, h.cls, h.flags, h.bytes};
     it->data = body;
     push(&j->out[dst], it);
 }
@@ -407,20 +418,29 @@ static void on_header(conn_t *c) {
     job_t *j = c->job;
     memcpy(&c->hdr, c->buf, sizeof c->hdr);
     sw_frame_t h = c->hdr;
-    bool ctl = h.cls == SW_CTL_LIBCALL || h.cls == SW_CTL_BYE;
-    if (h.cls != SW_P2P && h.cls != SW_LIB && !ctl) {
+    bool ctl = h.cls == SW_CTL_LIBCALL || h.cls == SW_CTL_BYE || h.cls == SW_CTL_ABORT;
+    bool routed = h.cls == SW_P2P || h.cls == SW_LIB || h.cls == SW_CTL_ACK; /* has a destination */
+    if (!routed && !ctl) {
         refuse(c, "a frame of unknown class %u", h.cls);
         return;
     }
-    if (ctl && h.bytes) {
+    if (h.cls == SW_CTL_ABORT && (h.ctx == 0 || h.ctx > 255)) {
+        refuse(c, "an abort with exit status %u (1..255 allowed)", h.ctx);
+        return;
+    }
+    if (h.flags & ~(h.cls == SW_P2P ? SW_FLAG_SYNC : 0u)) {
+        refuse(c, "a frame of class %u with flags 0x%x", h.cls, h.flags);
+        return;
+    }
+    if ((ctl || h.cls == SW_CTL_ACK) && h.bytes) {
         refuse(c, "a control frame (class %u) with a payload", h.cls);
         return;
     }
-    if (!ctl && h.peer >= j->size) {
+    if (routed && h.peer >= j->size) {
         refuse(c, "a frame for rank %u, but the world size is %u", h.peer, j->size);
         return;
     }
-    if (!ctl && h.peer == c->rank) {
+    if (routed && h.peer == c->rank) {
         refuse(c, "a frame to itself");
         return;
     }
