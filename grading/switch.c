@@ -575,8 +575,9 @@ static void accept_all(int lfd) {
         conn_t *c = xcalloc(1, sizeof *c);
         c->fd = fd;
         c->state = ST_HELLO;
-        c->next = conns;
-        conns = c;
+        conn_t **end = &conns; /* in the order they came: hellos read together are taken in that order */
+        while (*end) end = &(*end)->next;
+        *end = c;
     }
 }
 
