@@ -8,8 +8,8 @@
 
 #define SW_MAGIC    0x57535044u /* "DPSW" */
 #define SW_VERSION  1u
-#define SW_KEY_MAX  64   /* a job key: 1..64 bytes of [A-Za-z0-9._:-], NUL-padded */
-#define SW_MAX_SIZE 1024 /* ranks in one job */
+#define SW_KEY_MAX  64  /* a job key: 1..64 bytes of [A-Za-z0-9._:-], NUL-padded */
+#define SW_MAX_SIZE 256 /* ranks in one job: the course runs 8 at most */
 
 /* The first bytes a rank sends. */
 typedef struct {

@@ -39,7 +39,11 @@
  * job's, an unknown class, a destination out of range or the sender itself, a control frame with a
  * payload, a connection closed inside a frame: an error line, and that connection is closed (the
  * rank ends with a line; the others of its job get CTL_GONE). Memory is bounded: a job whose queued
- * bytes would pass 2 GiB gets an error line and all its connections are closed. The switch never
+ * bytes would pass 2 GiB (or all jobs' 4 GiB) gets an error line and all its connections are
+ * closed; a hello is refused for a 65th job under way (after the oldest job with no rank connected
+ * is written as incomplete to make room), a world of more than 256 ranks, or a job
+ * whose peer lines would take the log past 2^20 of them over the switch's life (a rank can make up
+ * job keys: the switch's memory and its log stay bounded whatever it sends). The switch never
  * waits on one rank: non-blocking sockets, one poll() loop, a queue per destination rank (kept
  * while that rank has not connected yet: a rank may send before its peer said hello).
  *
@@ -77,9 +81,13 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #define JOB_QUEUE_MAX   (2ull << 30) /* bytes a job may hold in the switch at once */
+#define ALL_QUEUE_MAX   (4ull << 30) /* and all jobs together (a rank can make up jobs) */
+#define LIVE_JOBS_MAX   64           /* jobs not ended at once */
+#define PEER_LINES_MAX  (1u << 20)   /* peer lines over the switch's life: bounds the log (~80 MB) */
 #define READ_BUDGET     (8u << 20)   /* bytes read from one connection per poll round: fairness */
 #define SOCKET_BUF_SIZE (4 << 20)
 
@@ -136,9 +144,19 @@ static FILE *logfile;
 static job_t *jobs;
 static int njobs;
 static conn_t *conns;
+static uint64_t all_queued;  /* payload bytes held for all jobs */
+static int live_jobs;        /* jobs not ended */
+static uint64_t peer_lines;  /* peer lines promised to the log so far */
+static double listen_paused; /* out of descriptors: do not accept until then */
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop(int sig) { stop_signal = sig; }
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void usage(const char *fmt, ...) {
     char line[512];
@@ -196,6 +214,7 @@ static void write_job(job_t *j, bool complete) {
 
 static void free_item(job_t *j, item_t *it) {
     j->queued -= it->hdr.bytes;
+    all_queued -= it->hdr.bytes;
     free(it->data);
     free(it);
 }
@@ -241,6 +260,7 @@ static void end_job(job_t *j, bool complete) {
     write_job(j, complete);
     for (uint32_t r = 0; r < j->size; r++) free_queue(j, &j->out[r]);
     j->ended = true;
+    live_jobs--;
 }
 
 /* Forget an ended job's memory (its index stays taken). */
@@ -273,7 +293,7 @@ static void close_conn(conn_t *c) {
     c->dead = true;
     close(c->fd);
     if (c->body) {
-        if (c->job) c->job->queued -= c->hdr.bytes;
+        if (c->job) c->job->queued -= c->hdr.bytes, all_queued -= c->hdr.bytes;
         free(c->body);
         c->body = NULL;
     }
@@ -317,6 +337,22 @@ static bool key_ok(const char *key, size_t n) {
     return true;
 }
 
+/* Room for a new job: the oldest job none of whose ranks is connected now (some rank died before
+ * its hello, say) is written as incomplete and forgotten. */
+static void evict_one(void) {
+    job_t *oldest = NULL;
+    for (job_t *p = jobs; p; p = p->next) {
+        if (p->ended) continue;
+        bool any = false;
+        for (uint32_t r = 0; r < p->size && !any; r++) any = p->conn[r] != NULL;
+        if (!any && (!oldest || p->index < oldest->index)) oldest = p;
+    }
+    if (!oldest) return;
+    log_error(oldest->index, "no rank of the job connected and %d jobs under way: written as incomplete",
+              LIVE_JOBS_MAX);
+    end_job(oldest, false);
+}
+
 static void on_hello(conn_t *c) {
     sw_hello_t h;
     memcpy(&h, c->buf, sizeof h);
@@ -348,7 +384,20 @@ static void on_hello(conn_t *c) {
     job_t *j = NULL;
     for (job_t *p = jobs; p && !j; p = p->next)
         if (!p->ended && !strcmp(p->key, key)) j = p;
-    if (!j) j = new_job(key, h.size);
+    if (!j && live_jobs >= LIVE_JOBS_MAX) evict_one();
+    if (!j && live_jobs >= LIVE_JOBS_MAX) {
+        refuse(c, "job %s: already %d jobs under way (at most %d)", key, live_jobs, LIVE_JOBS_MAX);
+        return;
+    }
+    if (!j && peer_lines + (uint64_t)h.size * (h.size - 1) > PEER_LINES_MAX) {
+        refuse(c, "job %s: its log lines would pass the switch's bound of %u peer lines", key, PEER_LINES_MAX);
+        return;
+    }
+    if (!j) {
+        j = new_job(key, h.size);
+        live_jobs++;
+        peer_lines += (uint64_t)h.size * (h.size - 1);
+    }
     if (h.size != j->size) {
         log_error(j->index, "rank %u says the world size is %u, but the job's is %u; connection closed", h.rank, h.size,
                   j->size);
@@ -405,6 +454,7 @@ static void on_frame(conn_t *c) {
     }
     if (j->left[dst]) { /* nobody will read it */
         j->queued -= h.bytes;
+        all_queued -= h.bytes;
         free(body);
         return;
     }
@@ -444,11 +494,12 @@ static void on_header(conn_t *c) {
         refuse(c, "a frame to itself");
         return;
     }
-    if (h.bytes > JOB_QUEUE_MAX || j->queued + h.bytes > JOB_QUEUE_MAX) {
+    if (h.bytes > JOB_QUEUE_MAX || j->queued + h.bytes > JOB_QUEUE_MAX || all_queued + h.bytes > ALL_QUEUE_MAX) {
         log_error(j->index,
-                  "rank %u: a frame of %llu bytes would make the job hold more than %llu bytes in the switch; "
-                  "every connection of the job closed",
-                  c->rank, (unsigned long long)h.bytes, (unsigned long long)JOB_QUEUE_MAX);
+                  "rank %u: a frame of %llu bytes would make the job hold more than %llu bytes in the switch (or "
+                  "all jobs more than %llu); every connection of the job closed",
+                  c->rank, (unsigned long long)h.bytes, (unsigned long long)JOB_QUEUE_MAX,
+                  (unsigned long long)ALL_QUEUE_MAX);
         for (uint32_t r = 0; r < j->size; r++)
             if (j->conn[r]) {
                 j->conn[r]->bye = true; /* no CTL_GONE: they are all closed now */
@@ -466,6 +517,7 @@ static void on_header(conn_t *c) {
         return;
     }
     j->queued += h.bytes;
+    all_queued += h.bytes;
     c->state = ST_BODY;
     c->got = 0;
 }
@@ -566,7 +618,10 @@ static void accept_all(int lfd) {
     for (;;) {
         int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
-            if (errno == EMFILE || errno == ENFILE) log_error(-1, "cannot accept a connection: out of descriptors");
+            if (errno == EMFILE || errno == ENFILE) { /* a pause, not a busy loop on the listening socket */
+                log_error(-1, "cannot accept a connection: out of descriptors");
+                listen_paused = now() + 0.1;
+            }
             return;
         }
         int sz = SOCKET_BUF_SIZE;
@@ -635,7 +690,8 @@ int main(int argc, char **argv) {
                 return 1;
             }
         }
-        pfd[0] = (struct pollfd){lfd, POLLIN, 0};
+        bool paused = now() < listen_paused;
+        pfd[0] = (struct pollfd){paused ? -1 : lfd, POLLIN, 0};
         n = 1;
         for (conn_t *c = conns; c; c = c->next) {
             short ev = POLLIN;
@@ -643,7 +699,8 @@ int main(int argc, char **argv) {
             pfd[n] = (struct pollfd){c->fd, ev, 0};
             who[n++] = c;
         }
-        int r = ppoll(pfd, n, NULL, &during);
+        struct timespec pause = {0, 100 * 1000 * 1000};
+        int r = ppoll(pfd, n, paused ? &pause : NULL, &during);
         if (r < 0) continue; /* EINTR: a stop signal, seen by the loop's test */
         if (pfd[0].revents & POLLIN) accept_all(lfd);
         for (size_t i = 1; i < n; i++) {

@@ -15,7 +15,9 @@
  *                            (microseconds per round trip)
  *   switch_probe forge       raw frames on the switch's socket (DPC_SWITCH), as a hostile rank would
  *                            send them: a second hello for rank 0, a frame to rank 99, a frame to
- *                            itself, a frame cut short; each connection must be refused */
+ *                            itself, a frame cut short, a world size that disagrees, a frame of
+ *                            3 GiB, a world of 257 ranks, a 65th job under way; each connection must
+ *                            be refused */
 #define _GNU_SOURCE
 #include "cli.h"
 #include "comm.h"
@@ -129,6 +131,21 @@ static void forge(void) {
     sw_frame_t size = {0, 0, SW_P2P, 0, 0};
     fd = raw("forge", 3, 1, &size, 0); /* job "forge" has size 2 */
     printf("size-disagrees %s\n", closed_by_switch(fd) ? "refused" : "accepted");
+    sw_frame_t huge = {1, 0, SW_P2P, 0, 3ull << 30}; /* 3 GiB announced: refused before any is read */
+    fd = raw("forge-e", 2, 0, &huge, sizeof huge);
+    printf("too-big %s\n", closed_by_switch(fd) ? "refused" : "accepted");
+    fd = raw("forge-f", SW_MAX_SIZE + 1, 0, NULL, 0);
+    printf("world-too-large %s\n", closed_by_switch(fd) ? "refused" : "accepted");
+    /* made-up jobs: 64 under way (job "forge" and 63 more), the 65th refused */
+    int made[63];
+    for (int i = 0; i < 63; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "made-up-%d", i);
+        made[i] = raw(key, 2, 0, NULL, 0);
+    }
+    fd = raw("one-too-many", 2, 0, NULL, 0);
+    printf("too-many-jobs %s\n", closed_by_switch(fd) ? "refused" : "accepted");
+    for (int i = 0; i < 63; i++) close(made[i]);
     close(keep);
 }
 

@@ -169,13 +169,16 @@ fi
 start_switch forge
 "$PROBE" forge >"$TMP/out" 2>&1
 stop_switch
-for what in second-hello dst-out-of-range to-itself cut-short size-disagrees; do
+for what in second-hello dst-out-of-range to-itself cut-short size-disagrees too-big world-too-large too-many-jobs; do
     case $what in
     second-hello) needle="a second hello for rank 0" ;;
     dst-out-of-range) needle="a frame for rank 99, but the world size is 2" ;;
     to-itself) needle="a frame to itself" ;;
     cut-short) needle="connection closed inside a frame (10 of its 100 payload bytes sent)" ;;
     size-disagrees) needle="says the world size is 3, but the job's is 2" ;;
+    too-big) needle="a frame of 3221225472 bytes would make the job hold more than 2147483648 bytes" ;;
+    world-too-large) needle="a world size of 257 (1..256 allowed)" ;;
+    too-many-jobs) needle="job one-too-many: already 64 jobs under way (at most 64)" ;;
     esac
     if grep -q "^$what refused$" "$TMP/out" && grep -qF "$needle" "$TMP/forge.log"; then
         pass "forged: $what refused ($needle)"
@@ -183,3 +186,11 @@ for what in second-hello dst-out-of-range to-itself cut-short size-disagrees; do
         fail "forged: $what: $(grep "^$what" "$TMP/out") log: $(head -c 300 "$TMP/forge.log")"
     fi
 done
+# the made-up jobs made room by writing the 4 jobs with no rank left connected (forge-b to forge-e) as
+# incomplete, oldest first, and no other
+ev=$(sed -n 's/^error \([0-9]*\) no rank of the job connected and 64 jobs under way: written as incomplete$/\1/p' "$TMP/forge.log" | tr '\n' ' ')
+if [ "$ev" = "1 2 3 4 " ]; then
+    pass "forged: 64 jobs under way make room by ending the jobs with no rank connected (jobs $ev)"
+else
+    fail "forged: jobs ended to make room: '$ev' (want '1 2 3 4 ')"
+fi
