@@ -15,12 +15,12 @@
  * barrier's traffic), CTL_LIBCALL (no payload, one per library-collective call), CTL_BYE (no
  * payload: comm_finalize), CTL_ABORT (no payload, the exit status in the context field: the rank
  * ends the job; every other rank of it gets CTL_ABORT and exits with that status, without a line of
- * its own, as under MPI_Abort), CTL_ACK (no payload: the receiver took a P2P frame flagged SYNC,
- * one larger than 4 KiB, whose sender waits for it as MPI's rendezvous does). A rank that disconnects without BYE or CTL_ABORT died: every other
- * rank of its job gets CTL_GONE naming it, so that a rank waiting on it ends with a line instead of
- * a timeout.
- * The job key is what the launcher gives every rank of one launch (PMIX_NAMESPACE); jobs are
- * numbered K = 0, 1, ... in the order of their first hellos.
+ * its own, as under MPI_Abort), CTL_ACK (no payload: the receiver took a P2P frame flagged SYNC, one
+ * larger than 4 KiB, whose sender waits for it as MPI's rendezvous does). A rank that disconnects
+ * without BYE or CTL_ABORT died: every other rank of its job gets CTL_GONE naming it, so that a rank
+ * waiting on it ends with a line instead of a timeout. The job key is what the launcher gives every
+ * rank of one launch (PMIX_NAMESPACE); jobs are numbered K = 0, 1, ... in the order of their first
+ * hellos.
  *
  * Log (FILE, appended; one record per line, numbers in decimal):
  *   job K key KEY size N complete|incomplete
@@ -38,14 +38,15 @@
  * Validation: a bad hello, a second hello for a rank, rank >= size, a size that disagrees with the
  * job's, an unknown class, a destination out of range or the sender itself, a control frame with a
  * payload, a connection closed inside a frame: an error line, and that connection is closed (the
- * rank ends with a line; the others of its job get CTL_GONE). Memory is bounded: a job whose queued
- * bytes would pass 2 GiB (or all jobs' 4 GiB) gets an error line and all its connections are
- * closed; a hello is refused for a 65th job under way (after the oldest job with no rank connected
- * is written as incomplete to make room), a world of more than 256 ranks, or a job
- * whose peer lines would take the log past 2^20 of them over the switch's life (a rank can make up
- * job keys: the switch's memory and its log stay bounded whatever it sends). The switch never
- * waits on one rank: non-blocking sockets, one poll() loop, a queue per destination rank (kept
- * while that rank has not connected yet: a rank may send before its peer said hello).
+ * rank ends with a line; the others of its job get CTL_GONE). The switch never waits on one rank:
+ * non-blocking sockets, one poll() loop, a queue per destination rank (kept while that rank has not
+ * connected yet: a rank may send before its peer said hello). Its memory and its log stay bounded
+ * whatever a rank sends (a rank can make up job keys and bad frames): a job whose queued bytes would
+ * pass 2 GiB (or all jobs' 4 GiB) gets an error line and all its connections are closed; a hello is
+ * refused for a world of more than 256 ranks, for a 65th job under way (after the oldest job with no
+ * rank connected is written as incomplete to make room), or for a job whose peer lines would take
+ * the log past 2^20 of them over the switch's life; after 1000 error lines, one says the rest are not
+ * logged.
  *
  * Security model ("the switch"). What a verdict rests on (messages and bytes per peer pair and per
  * class, library calls) is counted in this process, which runs as the grader, outside the sandbox:
@@ -54,13 +55,18 @@
  *   - retyping the seam's structs or writing the in-process counters changes nothing here;
  *   - calling the library collectives instead of the algorithm shows as CTL_LIBCALL and LIB bytes,
  *     never as P2P traffic, since a LIB frame is only ever counted as LIB;
+ *   - LIB frames sent by hand, without CTL_LIBCALL, are still LIB bytes: the judge reads the bytes,
+ *     not only the calls;
  *   - sending P2P frames that nobody consumes (padding the ring's counts) adds traffic, but the
  *     judge's check that the result came from that traffic (results and counts agree) is separate;
+ *   - a rank that goes around the switch (unsets DPC_SWITCH before comm_init, calls MPI itself)
+ *     leaves its job missing, or incomplete, in the log: the judge must fail such a run;
  *   - claiming to be another rank needs a second hello for that rank (refused, logged), and the
  *     source of a frame is the connection it came on, never a field the rank fills in;
- *   - a rank cannot write the log, reach another job's ranks (keys are per launch; a rank can only
- *     join with a key, and a key already complete starts a new job K, counted apart), or make the
- *     switch block or grow without bound.
+ *   - a switch serves one grade, so every job on it is the same student's: a rank that joins
+ *     another of them (a hello with its key, for a rank not connected yet) makes that job fail (the
+ *     real rank is refused), and what it sends there is counted there, never in its own job;
+ *   - a rank cannot write the log, nor make the switch block or grow without bound (above).
  * Forging the counts therefore needs code outside the sandbox (a sandbox escape): writing this
  * process's memory or the log file. What it does not see: traffic that bypasses it (MPI itself, a
  * shared-memory segment between ranks): the sandbox must give the ranks no other channel. */
@@ -87,6 +93,7 @@
 #define JOB_QUEUE_MAX   (2ull << 30) /* bytes a job may hold in the switch at once */
 #define ALL_QUEUE_MAX   (4ull << 30) /* and all jobs together (a rank can make up jobs) */
 #define LIVE_JOBS_MAX   64           /* jobs not ended at once */
+#define ERRORS_MAX      1000         /* error lines over the switch's life */
 #define PEER_LINES_MAX  (1u << 20)   /* peer lines over the switch's life: bounds the log (~80 MB) */
 #define READ_BUDGET     (8u << 20)   /* bytes read from one connection per poll round: fairness */
 #define SOCKET_BUF_SIZE (4 << 20)
@@ -185,13 +192,20 @@ static void log_flush(void) {
 /* Every text written here is the switch's own: nothing a rank sent is ever copied into the log
  * except a job key, which the hello check restricts to [A-Za-z0-9._:-]. */
 static void log_error(int job, const char *fmt, ...) {
+    static unsigned logged;
+    if (logged > ERRORS_MAX) return;
+    if (logged++ == ERRORS_MAX) {
+        fprintf(logfile, "error -1 more than %d errors: the rest are not logged\n", ERRORS_MAX);
+        fflush(logfile);
+        return;
+    }
     char line[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     fprintf(logfile, "error %d %s\n", job, line);
-    log_flush();
+    fflush(logfile); /* fsync'ed with the next job's lines: a rank can cause many of these */
 }
 
 static void write_job(job_t *j, bool complete) {
