@@ -31,6 +31,7 @@
 #define _GNU_SOURCE
 #include "comm_internal.h"
 
+#include "cli.h"
 #include "ops.h"
 #include "switch_wire.h"
 #include "util.h"
@@ -321,12 +322,10 @@ static int env_int(const char *const *vars, size_t n, int fallback) {
 
 static void switch_init(comm_t *c, int *argc, char ***argv) {
     (void)argc, (void)argv;
-    const char *rv[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
-    const char *sv[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
     const char *lrv[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"};
     const char *lsv[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
-    c->rank = env_int(rv, 3, -1);
-    c->size = env_int(sv, 2, -1);
+    c->rank = cli_launcher_rank();
+    c->size = cli_launcher_size();
     if (c->size < 1 || c->size > SW_MAX_SIZE || c->rank < 0 || c->rank >= c->size)
         dp_fatal("the launcher gives rank %d of a world of %d: the switch transport (DPC_SWITCH) needs a rank and a "
                  "world size of 1..%d (launch with mpirun)",
