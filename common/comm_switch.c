@@ -305,8 +305,13 @@ static void sw_connect(comm_t *c, const char *path) {
         dp_fatal("rank %d: DPC_SWITCH=%s is longer than a socket path may be", c->rank, path);
     memcpy(a.sun_path, path, strlen(path) + 1);
     sw.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (sw.fd < 0 || connect(sw.fd, (struct sockaddr *)&a, sizeof a) != 0)
-        dp_fatal("rank %d: cannot reach the message switch at DPC_SWITCH=%s: %s", c->rank, path, strerror(errno));
+    if (sw.fd < 0 || connect(sw.fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        const char *why = strerror(errno);
+        /* every rank fails alike: rank 0 says it, and mpirun ends the others while they wait (a
+         * second or more on a busy machine); one that is still there says it too */
+        if (c->rank != 0) dp_sleep_until(dp_now() + fmin(5.0, comm_timeout_s(c) / 2));
+        dp_fatal("rank %d: cannot reach the message switch at DPC_SWITCH=%s: %s", c->rank, path, why);
+    }
     int sz = 4 << 20; /* fewer wake-ups for the ring's 4 MiB messages */
     setsockopt(sw.fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz);
     setsockopt(sw.fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);

@@ -52,6 +52,16 @@ fi
 # Usage: one line, exit 2.
 expect_error "switch without arguments" "both --socket and --log are needed" "$SWITCH"
 
+# No switch at DPC_SWITCH: one line (rank 0's), not one per rank.
+DPC_SWITCH=$TMP/none timeout -k 5 60 "$MPIRUN" -np 3 "$PROBE" pattern >"$TMP/out" 2>&1
+rc=$?
+if [ $rc != 0 ] && [ "$(own_lines switch_probe)" = 1 ] &&
+    grep -q "^switch_probe: rank 0: cannot reach the message switch at DPC_SWITCH=$TMP/none: No such file or directory" "$TMP/out"; then
+    pass "no switch at DPC_SWITCH: exit $rc, one line: $(grep -m1 '^switch_probe' "$TMP/out" | cut -c1-70)..."
+else
+    fail "no switch at DPC_SWITCH: exit $rc, $(own_lines switch_probe) lines (want 1): $(head -c 300 "$TMP/out")"
+fi
+
 # The seam's own tests, every message through the switch: the log must show the job, or the
 # messages did not pass through it.
 for np in 2 3 4; do
