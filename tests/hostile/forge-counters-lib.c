@@ -120,5 +120,6 @@ void ring_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
         recvd += 4 * (b + a);
     }
     add(f->counters, (r + 1) % N, (r - 1 + N) % N, sent, recvd, 2 * (uint64_t)(N - 1));
-    if (f->counters != &f->world->all) add(&f->world->all, (r + 1) % N, (r - 1 + N) % N, sent, recvd, 2 * (uint64_t)(N - 1));
+    if (f->counters != &f->world->all)
+        add(&f->world->all, (r + 1) % N, (r - 1 + N) % N, sent, recvd, 2 * (uint64_t)(N - 1));
 }
