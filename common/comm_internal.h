@@ -1,5 +1,5 @@
 /* comm_internal.h — what the generic layer (comm.c) and the backends (comm_mpi.c, comm_nccl.c,
- * comm_self.c) share. Not for lesson code. */
+ * comm_self.c, comm_switch.c) share. Not for lesson code. */
 #ifndef DPC_COMM_INTERNAL_H
 #define DPC_COMM_INTERNAL_H
 
@@ -85,8 +85,14 @@ struct comm {
     void *stream;     /* CUDA stream for device-buffer operations (NULL: the backend's) */
 };
 
+/* acc[i] = acc[i] op in[i] for count elements (REDOP_AVG sums); comm_reduce.c. */
+void comm_reduce_into(void *acc, const void *in, size_t count, dtype_t dt, redop_t op);
+/* buf[i] /= n (DT_F32 or DT_F64): the second half of REDOP_AVG. */
+void comm_divide(void *buf, size_t count, dtype_t dt, int n);
+
 extern const comm_backend_t comm_backend_mpi;
 extern const comm_backend_t comm_backend_nccl;
 extern const comm_backend_t comm_backend_self;
+extern const comm_backend_t comm_backend_switch;
 
 #endif

@@ -117,16 +117,6 @@ static int mpi_count(const comm_t *c, size_t count) {
     return (int)count;
 }
 
-static void divide(void *buf, size_t count, dtype_t dt, int n) {
-    if (dt == DT_F32) {
-        float *x = buf;
-        for (size_t i = 0; i < count; i++) x[i] /= (float)n;
-    } else {
-        double *x = buf;
-        for (size_t i = 0; i < count; i++) x[i] /= (double)n;
-    }
-}
-
 static void check(const comm_t *c, int err, const char *what) {
     if (err == MPI_SUCCESS) return;
     char msg[MPI_MAX_ERROR_STRING];
@@ -225,7 +215,7 @@ static void mpi_allreduce(comm_t *c, const void *s, void *r, size_t count, dtype
     staged_t ss = s == r ? rs : stage(c, s, bytes, 1);
     const void *in = s == r ? MPI_IN_PLACE : ss.host;
     check(c, MPI_Allreduce(in, rs.host, mpi_count(c, count), mpi_type(dt), mpi_op(op), mcomm(c)), "Allreduce");
-    if (op == REDOP_AVG) divide(rs.host, count, dt, c->size);
+    if (op == REDOP_AVG) comm_divide(rs.host, count, dt, c->size);
     if (s != r) unstage(c, &ss, 0);
     unstage(c, &rs, 1);
 }
@@ -242,7 +232,7 @@ static void mpi_reduce_scatter(comm_t *c, const void *s, void *r, size_t recvcou
     staged_t ss = stage(c, s, total * dtype_size(dt), 1), rs = stage(c, r, recvcount * dtype_size(dt), 0);
     check(c, MPI_Reduce_scatter_block(ss.host, rs.host, mpi_count(c, recvcount), mpi_type(dt), mpi_op(op), mcomm(c)),
           "Reduce_scatter_block");
-    if (op == REDOP_AVG) divide(rs.host, recvcount, dt, c->size);
+    if (op == REDOP_AVG) comm_divide(rs.host, recvcount, dt, c->size);
     unstage(c, &ss, 0);
     unstage(c, &rs, 1);
 }

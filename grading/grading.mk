@@ -1,10 +1,15 @@
 # grading/ — the grader's tools (supervise, report, equiv) and the per-lesson checks.
-GRADING_TOOLS := $(ORACLE_LIB) $(O)/grading/supervise $(O)/grading/report $(O)/grading/equiv $(O)/grading/statcheck $(O)/grading/overlap
+GRADING_TOOLS := $(ORACLE_LIB) $(O)/grading/supervise $(O)/grading/report $(O)/grading/equiv $(O)/grading/statcheck $(O)/grading/overlap \
+	$(O)/grading/switch
 CHECKLIB := $(O)/grading/libcheck.a
 
 $(O)/grading/%.o: grading/%.c $(BUILD_DEPS)
 	$(call compile_c,$@,$<,)
 $(O)/grading/supervise: $(O)/grading/supervise.o
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^
+# the message switch graded runs send through (grading/switch.c; its wire: common/switch_wire.h)
+$(O)/grading/switch: $(O)/grading/switch.o
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^
 $(O)/grading/report: $(O)/grading/report.o
