@@ -65,9 +65,9 @@ struct cli_opt *comm_cli_opts(comm_opts_t *o) {
  * comm_finalize. */
 static struct {
     _Atomic int rank, size;
-    _Atomic uint64_t barriers, lib_calls, lib_bytes_sent, lib_bytes_recv;
+    _Atomic uint64_t lib_calls, lib_bytes_sent, lib_bytes_recv;
     struct {
-        _Atomic uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv, empty_sent, empty_recv;
+        _Atomic uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv;
     } peers[COMM_LIFETIME_PEERS];
 } lifetime;
 
@@ -433,7 +433,6 @@ static void count_send(comm_t *c, int peer, size_t bytes) {
     if (peer < COMM_LIFETIME_PEERS) {
         atomic_fetch_add(&lifetime.peers[peer].msgs_sent, 1);
         atomic_fetch_add(&lifetime.peers[peer].bytes_sent, bytes);
-        if (!bytes) atomic_fetch_add(&lifetime.peers[peer].empty_sent, 1);
     }
 }
 
@@ -448,7 +447,6 @@ static void count_recv(comm_t *c, int peer, size_t bytes) {
     if (peer < COMM_LIFETIME_PEERS) {
         atomic_fetch_add(&lifetime.peers[peer].msgs_recv, 1);
         atomic_fetch_add(&lifetime.peers[peer].bytes_recv, bytes);
-        if (!bytes) atomic_fetch_add(&lifetime.peers[peer].empty_recv, 1);
     }
 }
 
@@ -492,7 +490,6 @@ void comm_sendrecv(comm_t *c, const void *sendbuf, size_t sendcount, int dst, vo
 }
 
 void comm_barrier(comm_t *c) {
-    atomic_fetch_add(&lifetime.barriers, 1);
     wait_start();
     emulate(c, lib_cost(c, "barrier", 0));
     op_begin(c, "barrier", -1, 0, -1, 0, DT_U8);
@@ -618,38 +615,15 @@ comm_counters_t comm_counters_diff(comm_counters_t a, comm_counters_t b) {
                              a.ops - b.ops};
 }
 
-void comm_lib_moved(const char *op, size_t count, size_t elem, int rank, int size, int root, uint64_t *sent,
-                    uint64_t *recv) {
-    uint64_t b = (uint64_t)count * elem, n = (uint64_t)size;
-    *sent = *recv = 0;
-    if (!strcmp(op, "allreduce")) {
-        *sent = *recv = b;
-    } else if (!strcmp(op, "broadcast")) {
-        *(rank == root ? sent : recv) = b;
-    } else if (!strcmp(op, "reduce_scatter")) {
-        *sent = b * n, *recv = b;
-    } else if (!strcmp(op, "all_gather")) {
-        *sent = b, *recv = b * n;
-    } else if (!strcmp(op, "gather")) {
-        *sent = b;
-        if (rank == root) *recv = b * n;
-    }
-}
-
 void comm_lifetime_counters(comm_lifetime_t *out) {
     memset(out, 0, sizeof *out);
     out->rank = atomic_load(&lifetime.rank);
     out->size = atomic_load(&lifetime.size);
-    out->barriers = atomic_load(&lifetime.barriers);
     out->lib_calls = atomic_load(&lifetime.lib_calls);
     out->lib_bytes_sent = atomic_load(&lifetime.lib_bytes_sent);
     out->lib_bytes_recv = atomic_load(&lifetime.lib_bytes_recv);
-    for (int p = 0; p < COMM_LIFETIME_PEERS; p++) {
-        comm_lifetime_peer_t *o = &out->peers[p];
-        o->traffic = (comm_peer_counters_t){
+    for (int p = 0; p < COMM_LIFETIME_PEERS; p++)
+        out->peers[p] = (comm_peer_counters_t){
             atomic_load(&lifetime.peers[p].msgs_sent), atomic_load(&lifetime.peers[p].bytes_sent),
             atomic_load(&lifetime.peers[p].msgs_recv), atomic_load(&lifetime.peers[p].bytes_recv)};
-        o->empty_sent = atomic_load(&lifetime.peers[p].empty_sent);
-        o->empty_recv = atomic_load(&lifetime.peers[p].empty_recv);
-    }
 }

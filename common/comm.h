@@ -152,20 +152,16 @@ comm_peer_counters_t comm_process_peer_counters(const comm_t *c, int peer);
  * "Security model"): the judge's own process, linked with the reference, did what the run claims. */
 #define COMM_LIFETIME_PEERS 64
 typedef struct {
-    comm_peer_counters_t traffic;    /* point-to-point with this peer */
-    uint64_t empty_sent, empty_recv; /* how many of those messages carried no bytes */
-} comm_lifetime_peer_t;
-typedef struct {
     int rank, size;                          /* in the last world joined; size 0: this process never joined one */
     uint64_t lib_calls;                      /* library collectives (comm_lib_*) */
-    uint64_t barriers;                       /* comm_barrier calls (not library collectives in comm_counters_t) */
     uint64_t lib_bytes_sent, lib_bytes_recv; /* their bytes into and out of this rank (comm_lib_moved) */
-    comm_lifetime_peer_t peers[COMM_LIFETIME_PEERS]; /* by peer rank (ranks beyond are not kept) */
+    comm_peer_counters_t peers[COMM_LIFETIME_PEERS]; /* point-to-point, by peer rank (ranks beyond: not kept) */
 } comm_lifetime_t;
 void comm_lifetime_counters(comm_lifetime_t *out);
-/* The bytes a library collective moves into (*sent) and out of (*recv) `rank` of `size`: what a
- * transport that carries every byte (the grader's switch) sees. count: the call's count argument
- * (recvcount for reduce_scatter, sendcount for all_gather and gather), in elements of elem bytes. */
+/* The bytes a library collective moves out of (*sent) and into (*recv) `rank` of `size` through the
+ * grader's switch (comm_switch.c's algorithms, whatever backend this process uses): what the
+ * switch's log says of the call. count: the call's count argument (recvcount for reduce_scatter,
+ * sendcount for all_gather and gather), in elements of elem bytes; root: broadcast's and gather's. */
 void comm_lib_moved(const char *op, size_t count, size_t elem, int rank, int size, int root, uint64_t *sent,
                     uint64_t *recv);
 

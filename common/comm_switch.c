@@ -443,6 +443,27 @@ static void switch_gather(comm_t *c, const void *s, void *r, size_t sendcount, d
         if (src != root) lib_recv(c, src, out + (size_t)src * bytes, bytes);
 }
 
+void comm_lib_moved(const char *op, size_t count, size_t elem, int rank, int size, int root, uint64_t *sent,
+                    uint64_t *recv) {
+    uint64_t b = (uint64_t)count * elem, others = size > 1 ? (uint64_t)size - 1 : 0;
+    *sent = *recv = 0;
+    if (!strcmp(op, "allreduce")) { /* to rank 0 and back */
+        *sent = *recv = rank == 0 ? b * others : b;
+    } else if (!strcmp(op, "broadcast")) {
+        if (rank == root)
+            *sent = b * others;
+        else
+            *recv = b;
+    } else if (!strcmp(op, "reduce_scatter") || !strcmp(op, "all_gather")) { /* a chunk to and from each other rank */
+        *sent = *recv = b * others;
+    } else if (!strcmp(op, "gather")) {
+        if (rank == root)
+            *recv = b * others;
+        else
+            *sent = b;
+    }
+}
+
 /* The job ends through mpirun, which ends every rank once one exits non-zero; the others that wait
  * on this one hear of it sooner from the switch (CTL_GONE). No BYE: this rank did not finish. */
 static void switch_abort(int status) {

@@ -116,7 +116,7 @@ int ck_switch_agrees(void) {
     int ok = 1;
     for (int p = 0; p < me.size && p < COMM_LIFETIME_PEERS && ok; p++) {
         if (p == me.rank) continue;
-        const comm_peer_counters_t *s = &sw.peers[p], *m = &me.peers[p].traffic;
+        const comm_peer_counters_t *s = &sw.peers[p], *m = &me.peers[p];
         ok = agree(me.rank, "sent", "to", p, s->msgs_sent, s->bytes_sent, m->msgs_sent, m->bytes_sent, slack_sent[p]) &&
              agree(me.rank, "received", "from", p, s->msgs_recv, s->bytes_recv, m->msgs_recv, m->bytes_recv,
                    slack_recv[p]);
