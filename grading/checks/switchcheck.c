@@ -11,6 +11,7 @@
 #include "checklib.h"
 
 #include "comm.h"
+#include "switchlog.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,43 +30,6 @@ void ck_traffic_slack(int peer, uint64_t msgs_sent, uint64_t msgs_recv) {
     if (peer < 0 || peer >= COMM_LIFETIME_PEERS) return;
     slack_sent[peer] += msgs_sent;
     slack_recv[peer] += msgs_recv;
-}
-
-typedef struct {
-    int found, size, complete;
-    char error[200];
-    comm_peer_counters_t peers[COMM_LIFETIME_PEERS];
-    uint64_t lib_calls, lib_sent, lib_recv;
-} switch_job_t;
-
-/* The switch's lines about job `job`, rank `rank` (grading/switch.c's log format). Returns 0 when
- * the log could not be read. */
-static int read_log(const char *path, long job, int rank, switch_job_t *sw) {
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    memset(sw, 0, sizeof *sw);
-    char line[512], word[16];
-    while (fgets(line, sizeof line, f)) {
-        long k;
-        int r, p, n = 0;
-        unsigned long long a, b, c, d;
-        if (sscanf(line, "job %ld key %*s size %d %15s", &k, &r, word) == 3 && k == job) {
-            sw->found = 1;
-            sw->size = r;
-            sw->complete = !strcmp(word, "complete");
-        } else if (sscanf(line, "peer %ld %d %d msgs_sent %llu bytes_sent %llu msgs_recv %llu bytes_recv %llu", &k, &r,
-                          &p, &a, &b, &c, &d) == 7) {
-            if (k == job && r == rank && p >= 0 && p < COMM_LIFETIME_PEERS)
-                sw->peers[p] = (comm_peer_counters_t){a, b, c, d};
-        } else if (sscanf(line, "lib %ld %d calls %llu bytes_sent %llu bytes_recv %llu", &k, &r, &a, &b, &c) == 5) {
-            if (k == job && r == rank) sw->lib_calls = a, sw->lib_sent = b, sw->lib_recv = c;
-        } else if (sscanf(line, "error %ld %n", &k, &n) == 1 && n > 0 && k == job && !sw->error[0]) {
-            snprintf(sw->error, sizeof sw->error, "%s", line + n);
-            sw->error[strcspn(sw->error, "\r\n")] = 0;
-        }
-    }
-    fclose(f);
-    return 1;
 }
 
 /* One line per launch, not one per rank: the first rank of the launch to disagree says it (a marker
@@ -106,8 +70,8 @@ int ck_switch_agrees(void) {
     if (me.size == 0) return 1; /* this program never joined a world: nothing went through the switch */
     long job = strtol(job_s, NULL, 10);
     the_job = job;
-    switch_job_t sw;
-    if (!read_log(log, job, me.rank, &sw)) {
+    static switchlog_job_t sw; /* big: not on the stack */
+    if (!switchlog_read(log, job, &sw)) {
         tell("FAIL: the grader's switch left no log (%s): the run's traffic cannot be confirmed\n", log);
         return 0;
     }
@@ -134,20 +98,23 @@ int ck_switch_agrees(void) {
     }
     if (me.size == 1) return 1; /* one rank has no peer, and its collectives move nothing */
     int ok = 1;
-    for (int p = 0; p < me.size && p < COMM_LIFETIME_PEERS && ok; p++) {
-        if (p == me.rank) continue;
-        const comm_peer_counters_t *s = &sw.peers[p], *m = &me.peers[p];
+    for (int p = 0; p < me.size && p < COMM_LIFETIME_PEERS && p < SWITCHLOG_MAX_RANKS && ok; p++) {
+        if (p == me.rank || me.rank >= SWITCHLOG_MAX_RANKS) continue;
+        const switchlog_p2p_t *s = &sw.p2p[me.rank][p];
+        const comm_peer_counters_t *m = &me.peers[p];
         ok = agree(me.rank, "sent", "to", p, s->msgs_sent, s->bytes_sent, m->msgs_sent, m->bytes_sent, slack_sent[p]) &&
              agree(me.rank, "received", "from", p, s->msgs_recv, s->bytes_recv, m->msgs_recv, m->bytes_recv,
                    slack_recv[p]);
     }
-    if (ok && (sw.lib_calls != me.lib_calls || sw.lib_sent != me.lib_bytes_sent || sw.lib_recv != me.lib_bytes_recv)) {
+    int r = me.rank < SWITCHLOG_MAX_RANKS ? me.rank : 0;
+    if (ok && (sw.lib_calls[r] != me.lib_calls || sw.lib_sent[r] != me.lib_bytes_sent ||
+               sw.lib_recv[r] != me.lib_bytes_recv)) {
         tell("FAIL: rank %d made %llu library collective call(s) moving %llu bytes out and %llu in through the "
              "grader's switch but its counters say %llu call(s), %llu and %llu bytes: a collective was called "
              "behind the counters' back, or the counters were written\n",
-             me.rank, (unsigned long long)sw.lib_calls, (unsigned long long)sw.lib_sent,
-             (unsigned long long)sw.lib_recv, (unsigned long long)me.lib_calls, (unsigned long long)me.lib_bytes_sent,
-             (unsigned long long)me.lib_bytes_recv);
+             me.rank, (unsigned long long)sw.lib_calls[r], (unsigned long long)sw.lib_sent[r],
+             (unsigned long long)sw.lib_recv[r], (unsigned long long)me.lib_calls,
+             (unsigned long long)me.lib_bytes_sent, (unsigned long long)me.lib_bytes_recv);
         ok = 0;
     }
     return ok;

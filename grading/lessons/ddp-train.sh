@@ -35,7 +35,7 @@ if [ "$order" != "$want" ]; then
     exit 1
 fi
 per_step=$((nb * 2 * (n - 1)))
-"$STATCHECK" stats.json --ranks "$n" \
+"$STATCHECK" stats.json --ranks "$n" ${DPC_SWITCH_LOG:+--switch "$DPC_SWITCH_LOG"} \
     rank0.msgs_sent=$((K * per_step + n - 1)) rank0.msgs_recv=$((K * per_step)) \
     workers.msgs_sent=$((K * per_step)) workers.msgs_recv=$((K * per_step + 1)) all.lib_calls=0 \
     all.other_msgs_sent=0 all.other_lib_calls=0 \
