@@ -37,20 +37,25 @@ int switchlog_read(const char *path, long job, switchlog_job_t *out) {
     return 1;
 }
 
-long switchlog_find_size(const char *path, int size, int *count) {
+/* The switch writes a launch's lines when it ends: the log is in the order the launches ended, and
+ * the nth is counted in the order they began (their numbers). */
+long switchlog_find_size(const char *path, int size, long nth, int *count) {
     FILE *f = fopen(path, "r");
     *count = 0;
     if (!f) return -3;
     char line[512];
-    long found = -1;
+    long ks[1024];
     while (fgets(line, sizeof line, f)) {
         long k;
         int n;
-        if (sscanf(line, "job %ld key %*s size %d", &k, &n) == 2 && n == size) {
-            found = k;
-            ++*count;
-        }
+        if (sscanf(line, "job %ld key %*s size %d", &k, &n) == 2 && n == size && *count < 1024) ks[(*count)++] = k;
     }
     fclose(f);
-    return *count > 1 ? -2 : found;
+    for (int i = 1; i < *count; i++) /* few: insertion sort */
+        for (int j = i; j > 0 && ks[j - 1] > ks[j]; j--) {
+            long t = ks[j];
+            ks[j] = ks[j - 1];
+            ks[j - 1] = t;
+        }
+    return nth >= 0 && nth < *count ? ks[nth] : -1;
 }

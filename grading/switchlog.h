@@ -24,8 +24,8 @@ typedef struct {
  * file cannot be read, 1 otherwise (then job->found says whether the launch is in it). */
 int switchlog_read(const char *path, long job, switchlog_job_t *out);
 
-/* The launch of `size` ranks in the log: its number, -1 when there is none, -2 when there are
- * several (*count says how many), -3 when the file cannot be read. */
-long switchlog_find_size(const char *path, int size, int *count);
+/* The nth (from 0) launch of `size` ranks in the log: its number; -1 when there is no such launch,
+ * -3 when the file cannot be read. *count: how many launches of that size the log holds. */
+long switchlog_find_size(const char *path, int size, long nth, int *count);
 
 #endif

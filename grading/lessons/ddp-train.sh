@@ -14,6 +14,7 @@ EQUIV_EXTRA="--accum ${k:-1}" SUB_EXTRA="--stats stats.json --ddp-log ddp.json -
     sh "$GRADING/lessons/train-equiv.sh" "$prog" "$n" "$b" "$@"
 equiv=$?
 [ "$PHASE" = judge ] || exit 0
+sw=$(switch_args "$n") # this launch among the run's, counted before anything can stop the judge
 cd "$RUN_DIR" || exit 2 # the run's files, read only
 [ -f ddp.json ] && [ -f stats.json ] || exit 1
 nb=$(json_int ddp.json nbuckets | cut -c1-6)
@@ -35,7 +36,7 @@ if [ "$order" != "$want" ]; then
     exit 1
 fi
 per_step=$((nb * 2 * (n - 1)))
-"$STATCHECK" stats.json --ranks "$n" ${DPC_SWITCH_LOG:+--switch "$DPC_SWITCH_LOG"} \
+"$STATCHECK" stats.json --ranks "$n" $sw \
     rank0.msgs_sent=$((K * per_step + n - 1)) rank0.msgs_recv=$((K * per_step)) \
     workers.msgs_sent=$((K * per_step)) workers.msgs_recv=$((K * per_step + 1)) all.lib_calls=0 \
     all.other_msgs_sent=0 all.other_lib_calls=0 \
