@@ -318,6 +318,20 @@ comm_t *comm_init(int *argc, char ***argv, const comm_opts_t *opts) {
             dp_fatal("cannot start the comm watchdog thread");
         w->watchdog_running = true;
     }
+    /* MPI_Init returns on every rank at about the same moment (its wire-up waits for them all); the
+     * switch's hello waits for nobody. A program that starts its clock at its first line (lesson 00's
+     * ping-pong: "the fastest of 3 calls") then times a peer's start-up on a busy machine, and reads
+     * 44 ms for a 50 ms link: wait for every rank here, as MPI does. Watched, like every wait, but
+     * not counted: the program has not sent anything yet. */
+    if (w->backend == &comm_backend_switch && c->size > 1) {
+        pthread_mutex_lock(&c->inflight_lock);
+        c->inflight = (comm_inflight_t){dp_now() + w->opts.timeout_s, "barrier", -1, -1, 0, 0, DT_U8, 0};
+        pthread_mutex_unlock(&c->inflight_lock);
+        w->backend->barrier(c);
+        pthread_mutex_lock(&c->inflight_lock);
+        c->inflight.deadline = 0;
+        pthread_mutex_unlock(&c->inflight_lock);
+    }
     return c;
 }
 
