@@ -2,15 +2,17 @@
  *
  * Algorithm code (the lessons) sees ranks, a world size and typed messages; it never names the
  * transport. Backends: MPI (real processes, one machine or many); NCCL (--comm nccl, env DP_COMM:
- * device buffers through NCCL, host buffers through MPI; built only with MPI, CUDA and NCCL); and,
- * when MPI is not built, a world of size 1 — so call sites need no #ifdef.
+ * device buffers through NCCL, host buffers through MPI; built only with MPI, CUDA and NCCL); the
+ * grader's switch (env DPC_SWITCH: every message through grading/switch, which counts it outside
+ * the rank; host buffers only; comm_switch.c); and, when MPI is not built, a world of size 1 — so
+ * call sites need no #ifdef.
  *
  *   lesson code ──► comm_send / comm_recv / comm_sendrecv      (the students' algorithms)
  *               └─► comm_lib_allreduce / ...                   (library baselines, grader only)
  *                          │
  *          counters · sequence numbers · watchdog · α-β link emulator
  *                          │
- *                   backend: MPI | NCCL (over MPI) | size-1
+ *                   backend: MPI | NCCL (over MPI) | switch | size-1
  *
  * Promises:
  *   - Counts are element counts of a dtype. Bytes are only ever reported, in the counters.

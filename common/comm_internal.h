@@ -90,6 +90,10 @@ void comm_reduce_into(void *acc, const void *in, size_t count, dtype_t dt, redop
 /* buf[i] /= n (DT_F32 or DT_F64): the second half of REDOP_AVG. */
 void comm_divide(void *buf, size_t count, dtype_t dt, int n);
 
+/* Wait `seconds` on a rank of the switch backend while reading from the switch, so that another
+ * rank's abort (CTL_ABORT) ends this one at once, as MPI_Abort would (comm_switch.c). */
+void comm_switch_linger(double seconds);
+
 extern const comm_backend_t comm_backend_mpi;
 extern const comm_backend_t comm_backend_nccl;
 extern const comm_backend_t comm_backend_self;

@@ -22,17 +22,22 @@
  * others are direct sends. Device buffers are refused in one line: this backend carries host memory
  * (the course's CPU runs, which are what is graded); GPU runs use MPI or NCCL without DPC_SWITCH.
  *
+ * A point-to-point send above 4 KiB waits until the receiver has taken the message (SW_FLAG_SYNC,
+ * switch_wire.h), as MPI's does: a program that deadlocks under MPI deadlocks here, and is caught.
+ *
  * Never a hang: every wait is inside an operation the watchdog (comm.c) watches; a peer that
  * disconnects without comm_finalize makes the switch send CTL_GONE, and a rank waiting on that peer
  * ends at once with a line naming it; a switch that goes away ends every rank with a line. */
 #define _GNU_SOURCE
 #include "comm_internal.h"
 
+#include "cli.h"
 #include "ops.h"
 #include "switch_wire.h"
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +50,7 @@
 
 typedef struct frame {
     struct frame *next;
-    uint32_t src, ctx, cls;
+    uint32_t src, ctx, cls, flags;
     size_t bytes;
     char *data;
 } frame_t;
@@ -114,14 +119,17 @@ static bool write_all(const struct iovec *iov_in, int n) {
     return true;
 }
 
-static void send_frame(comm_t *c, int dst, uint32_t cls, const void *buf, size_t bytes) {
-    sw_frame_t h = {(uint32_t)dst, ctx_of(c), cls, 0, bytes};
+static void send_frame(comm_t *c, int dst, uint32_t cls, const void *buf, size_t bytes, uint32_t flags) {
+    sw_frame_t h = {(uint32_t)dst, ctx_of(c), cls, flags, bytes};
     struct iovec iov[2] = {{&h, sizeof h}, {(void *)buf, bytes}};
     pthread_mutex_lock(&sw.send_lock);
     bool ok = write_all(iov, bytes ? 2 : 1);
     pthread_mutex_unlock(&sw.send_lock);
     if (!ok) switch_lost(c, "closed the connection");
 }
+
+/* Tell src that its SYNC frame on c was taken: its send may return. */
+static void ack(comm_t *c, int src) { send_frame(c, src, SW_CTL_ACK, NULL, 0, 0); }
 
 static bool read_all(void *buf, size_t n) {
     char *p = buf;
@@ -156,6 +164,7 @@ static frame_t *take(uint32_t src, uint32_t ctx, uint32_t cls) {
  * a shorter message). Returns the payload bytes received. */
 static size_t recv_frame(comm_t *c, int src, uint32_t cls, void *buf, size_t bytes) {
     uint32_t ctx = ctx_of(c);
+    double gone_at = 0; /* when src is known gone: when to say so */
     pthread_mutex_lock(&sw.lock);
     for (;;) {
         frame_t *f = take((uint32_t)src, ctx, cls);
@@ -164,11 +173,18 @@ static size_t recv_frame(comm_t *c, int src, uint32_t cls, void *buf, size_t byt
             if (f->bytes > bytes) too_long(c, src, f->bytes, bytes);
             if (f->bytes) memcpy(buf, f->data, f->bytes);
             size_t n = f->bytes;
+            if (f->flags & SW_FLAG_SYNC) ack(c, src);
             free(f->data);
             free(f);
             return n;
         }
-        if (sw.gone[src]) {
+        /* A rank that died non-zero makes mpirun end this one too, and one that failed says so and
+         * aborts (CTL_ABORT): for a moment, staggered by rank (the lowest says it first, its abort
+         * ends the others), keep reading and let that happen, so that what the user reads is the
+         * first failure rather than a line from every rank. */
+        if (sw.gone[src] && gone_at == 0)
+            gone_at = dp_now() + fmin(0.5, comm_timeout_s(c) / 10) * (1 + (c->rank < 4 ? c->rank : 4));
+        if (sw.gone[src] && dp_now() >= gone_at) {
             pthread_mutex_unlock(&sw.lock);
             char op[160];
             inflight_desc(c, op, sizeof op);
@@ -194,12 +210,14 @@ static size_t recv_frame(comm_t *c, int src, uint32_t cls, void *buf, size_t byt
         struct pollfd p = {sw.fd, POLLIN, 0};
         int r = poll(&p, 1, 10);
         frame_t *got = NULL;
-        bool lost = false, mine = false;
+        bool lost = false, mine = false, mine_sync = false;
         size_t mine_bytes = 0;
         if (r > 0) {
             sw_frame_t h;
             if (!read_all(&h, sizeof h)) {
                 lost = true;
+            } else if (h.cls == SW_CTL_ABORT) {
+                _exit(h.ctx >= 1 && h.ctx <= 255 ? (int)h.ctx : 1); /* the aborting rank said why */
             } else if (h.cls == SW_CTL_GONE) {
                 pthread_mutex_lock(&sw.lock);
                 if (h.peer < (uint32_t)sw.size) sw.gone[h.peer] = true;
@@ -210,11 +228,12 @@ static size_t recv_frame(comm_t *c, int src, uint32_t cls, void *buf, size_t byt
                 lost = !read_all(buf, h.bytes);
                 mine = !lost;
                 mine_bytes = h.bytes;
+                mine_sync = h.flags & SW_FLAG_SYNC;
             } else if (h.peer >= (uint32_t)sw.size) {
                 dp_fatal("rank %d: the switch sent a frame from rank %u of a world of %d", c->rank, h.peer, sw.size);
             } else {
                 got = dp_calloc(1, sizeof *got);
-                *got = (frame_t){NULL, h.peer, h.ctx, h.cls, h.bytes, h.bytes ? dp_malloc(h.bytes) : NULL};
+                *got = (frame_t){NULL, h.peer, h.ctx, h.cls, h.flags, h.bytes, h.bytes ? dp_malloc(h.bytes) : NULL};
                 lost = !read_all(got->data, h.bytes);
             }
         }
@@ -234,7 +253,48 @@ static size_t recv_frame(comm_t *c, int src, uint32_t cls, void *buf, size_t byt
         pthread_cond_broadcast(&sw.cond);
         if (mine) {
             pthread_mutex_unlock(&sw.lock);
+            if (mine_sync) ack(c, src);
             return mine_bytes;
+        }
+    }
+}
+
+void comm_switch_linger(double seconds) {
+    double until = dp_now() + seconds;
+    while (dp_now() < until) {
+        pthread_mutex_lock(&sw.lock);
+        bool mine = !sw.reading && !sw.lost && sw.fd >= 0;
+        if (mine) sw.reading = true;
+        pthread_mutex_unlock(&sw.lock);
+        if (!mine) { /* another thread reads, and ends the process on CTL_ABORT itself */
+            dp_sleep_until(until);
+            return;
+        }
+        struct pollfd p = {sw.fd, POLLIN, 0};
+        bool lost = false;
+        if (poll(&p, 1, 10) > 0) {
+            sw_frame_t h;
+            if (!read_all(&h, sizeof h)) {
+                lost = true;
+            } else if (h.cls == SW_CTL_ABORT) {
+                _exit(h.ctx >= 1 && h.ctx <= 255 ? (int)h.ctx : 1);
+            } else if (h.bytes) { /* this rank is about to end: what it would have received is dropped */
+                char sink[1 << 16];
+                for (size_t left = h.bytes; left > 0 && !lost;) {
+                    size_t n = left < sizeof sink ? left : sizeof sink;
+                    lost = !read_all(sink, n);
+                    left -= n;
+                }
+            }
+        }
+        pthread_mutex_lock(&sw.lock);
+        sw.reading = false;
+        if (lost) sw.lost = true;
+        pthread_cond_broadcast(&sw.cond);
+        pthread_mutex_unlock(&sw.lock);
+        if (lost) {
+            dp_sleep_until(until);
+            return;
         }
     }
 }
@@ -245,8 +305,13 @@ static void sw_connect(comm_t *c, const char *path) {
         dp_fatal("rank %d: DPC_SWITCH=%s is longer than a socket path may be", c->rank, path);
     memcpy(a.sun_path, path, strlen(path) + 1);
     sw.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (sw.fd < 0 || connect(sw.fd, (struct sockaddr *)&a, sizeof a) != 0)
-        dp_fatal("rank %d: cannot reach the message switch at DPC_SWITCH=%s: %s", c->rank, path, strerror(errno));
+    if (sw.fd < 0 || connect(sw.fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        const char *why = strerror(errno);
+        /* every rank fails alike: rank 0 says it, and mpirun ends the others while they wait (a
+         * second or more on a busy machine); one that is still there says it too */
+        if (c->rank != 0) dp_sleep_until(dp_now() + fmin(5.0, comm_timeout_s(c) / 2));
+        dp_fatal("rank %d: cannot reach the message switch at DPC_SWITCH=%s: %s", c->rank, path, why);
+    }
     int sz = 4 << 20; /* fewer wake-ups for the ring's 4 MiB messages */
     setsockopt(sw.fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz);
     setsockopt(sw.fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
@@ -262,12 +327,10 @@ static int env_int(const char *const *vars, size_t n, int fallback) {
 
 static void switch_init(comm_t *c, int *argc, char ***argv) {
     (void)argc, (void)argv;
-    const char *rv[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
-    const char *sv[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
     const char *lrv[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"};
     const char *lsv[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
-    c->rank = env_int(rv, 3, -1);
-    c->size = env_int(sv, 2, -1);
+    c->rank = cli_launcher_rank();
+    c->size = cli_launcher_size();
     if (c->size < 1 || c->size > SW_MAX_SIZE || c->rank < 0 || c->rank >= c->size)
         dp_fatal("the launcher gives rank %d of a world of %d: the switch transport (DPC_SWITCH) needs a rank and a "
                  "world size of 1..%d (launch with mpirun)",
@@ -301,7 +364,7 @@ static void switch_free(comm_t *c) {
 }
 
 static void switch_finalize(comm_t *c) {
-    send_frame(c, c->rank, SW_CTL_BYE, NULL, 0);
+    send_frame(c, c->rank, SW_CTL_BYE, NULL, 0, 0);
     switch_free(c);
     shutdown(sw.fd, SHUT_WR);
     close(sw.fd);
@@ -334,13 +397,16 @@ static void switch_sendrecv(comm_t *c, const void *sbuf, size_t scount, int dst,
                             dtype_t dt) {
     if (dst >= 0) refuse_device(c, sbuf);
     if (src >= 0) refuse_device(c, rbuf);
-    if (dst >= 0) send_frame(c, dst, SW_P2P, sbuf, scount * dtype_size(dt));
+    size_t sbytes = scount * dtype_size(dt);
+    bool sync = dst >= 0 && sbytes > SW_EAGER_MAX;
+    if (dst >= 0) send_frame(c, dst, SW_P2P, sbuf, sbytes, sync ? SW_FLAG_SYNC : 0);
     if (src >= 0) recv_frame(c, src, SW_P2P, rbuf, rcount * dtype_size(dt));
+    if (sync) recv_frame(c, dst, SW_CTL_ACK, NULL, 0); /* the receiver has taken it */
 }
 
 /* ---- library collectives: class LIB, each call announced once ---------------------------------- */
 
-static void lib_send(comm_t *c, int dst, const void *buf, size_t bytes) { send_frame(c, dst, SW_LIB, buf, bytes); }
+static void lib_send(comm_t *c, int dst, const void *buf, size_t bytes) { send_frame(c, dst, SW_LIB, buf, bytes, 0); }
 static void lib_recv(comm_t *c, int src, void *buf, size_t bytes) {
     size_t got = recv_frame(c, src, SW_LIB, buf, bytes);
     if (got != bytes)
@@ -352,7 +418,7 @@ static void lib_recv(comm_t *c, int src, void *buf, size_t bytes) {
 static void announce(comm_t *c, const void *a, const void *b) {
     refuse_device(c, a);
     refuse_device(c, b);
-    send_frame(c, c->rank, SW_CTL_LIBCALL, NULL, 0);
+    send_frame(c, c->rank, SW_CTL_LIBCALL, NULL, 0, 0);
 }
 
 static void switch_barrier(comm_t *c) {
@@ -464,9 +530,15 @@ void comm_lib_moved(const char *op, size_t count, size_t elem, int rank, int siz
     }
 }
 
-/* The job ends through mpirun, which ends every rank once one exits non-zero; the others that wait
- * on this one hear of it sooner from the switch (CTL_GONE). No BYE: this rank did not finish. */
+/* Every other rank of the job exits with this status as soon as it next waits on the switch
+ * (CTL_ABORT), and mpirun ends those that do not once this one exits non-zero. The frame is sent
+ * only if no other thread of this process is inside a write: a frame cut in two would be refused. */
 static void switch_abort(int status) {
+    if (sw.fd >= 0 && pthread_mutex_trylock(&sw.send_lock) == 0) {
+        sw_frame_t h = {0, (uint32_t)(status >= 1 && status <= 255 ? status : 1), SW_CTL_ABORT, 0, 0};
+        struct iovec iov = {&h, sizeof h};
+        write_all(&iov, 1);
+    }
     if (sw.fd >= 0) shutdown(sw.fd, SHUT_RDWR);
     _exit(status);
 }

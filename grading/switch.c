@@ -13,10 +13,14 @@
  * payload. The switch forwards a frame to rank `peer` of the same job with peer replaced by the
  * source rank. Classes: P2P (the seam's send/recv/sendrecv), LIB (the library collectives' and
  * barrier's traffic), CTL_LIBCALL (no payload, one per library-collective call), CTL_BYE (no
- * payload: comm_finalize). A rank that disconnects without BYE died: every other rank of its job
- * gets CTL_GONE naming it, so that a rank waiting on it ends with a line instead of a timeout.
- * The job key is what the launcher gives every rank of one launch (PMIX_NAMESPACE); jobs are
- * numbered K = 0, 1, ... in the order of their first hellos.
+ * payload: comm_finalize), CTL_ABORT (no payload, the exit status in the context field: the rank
+ * ends the job; every other rank of it gets CTL_ABORT and exits with that status, without a line of
+ * its own, as under MPI_Abort), CTL_ACK (no payload: the receiver took a P2P frame flagged SYNC, one
+ * larger than 4 KiB, whose sender waits for it as MPI's rendezvous does). A rank that disconnects
+ * without BYE or CTL_ABORT died: every other rank of its job gets CTL_GONE naming it, so that a rank
+ * waiting on it ends with a line instead of a timeout. The job key is what the launcher gives every
+ * rank of one launch (PMIX_NAMESPACE); jobs are numbered K = 0, 1, ... in the order of their first
+ * hellos.
  *
  * Log (FILE, appended; one record per line, numbers in decimal):
  *   job K key KEY size N complete|incomplete
@@ -34,10 +38,15 @@
  * Validation: a bad hello, a second hello for a rank, rank >= size, a size that disagrees with the
  * job's, an unknown class, a destination out of range or the sender itself, a control frame with a
  * payload, a connection closed inside a frame: an error line, and that connection is closed (the
- * rank ends with a line; the others of its job get CTL_GONE). Memory is bounded: a job whose queued
- * bytes would pass 2 GiB gets an error line and all its connections are closed. The switch never
- * waits on one rank: non-blocking sockets, one poll() loop, a queue per destination rank (kept
- * while that rank has not connected yet: a rank may send before its peer said hello).
+ * rank ends with a line; the others of its job get CTL_GONE). The switch never waits on one rank:
+ * non-blocking sockets, one poll() loop, a queue per destination rank (kept while that rank has not
+ * connected yet: a rank may send before its peer said hello). Its memory and its log stay bounded
+ * whatever a rank sends (a rank can make up job keys and bad frames): a job whose queued bytes would
+ * pass 2 GiB (or all jobs' 4 GiB) gets an error line and all its connections are closed; a hello is
+ * refused for a world of more than 256 ranks, for a 65th job under way (after the oldest job with no
+ * rank connected is written as incomplete to make room), or for a job whose peer lines would take
+ * the log past 2^20 of them over the switch's life; after 1000 error lines, one says the rest are not
+ * logged.
  *
  * Security model ("the switch"). What a verdict rests on (messages and bytes per peer pair and per
  * class, library calls) is counted in this process, which runs as the grader, outside the sandbox:
@@ -46,13 +55,18 @@
  *   - retyping the seam's structs or writing the in-process counters changes nothing here;
  *   - calling the library collectives instead of the algorithm shows as CTL_LIBCALL and LIB bytes,
  *     never as P2P traffic, since a LIB frame is only ever counted as LIB;
+ *   - LIB frames sent by hand, without CTL_LIBCALL, are still LIB bytes: the judge reads the bytes,
+ *     not only the calls;
  *   - sending P2P frames that nobody consumes (padding the ring's counts) adds traffic, but the
  *     judge's check that the result came from that traffic (results and counts agree) is separate;
+ *   - a rank that goes around the switch (unsets DPC_SWITCH before comm_init, calls MPI itself)
+ *     leaves its job missing, or incomplete, in the log: the judge must fail such a run;
  *   - claiming to be another rank needs a second hello for that rank (refused, logged), and the
  *     source of a frame is the connection it came on, never a field the rank fills in;
- *   - a rank cannot write the log, reach another job's ranks (keys are per launch; a rank can only
- *     join with a key, and a key already complete starts a new job K, counted apart), or make the
- *     switch block or grow without bound.
+ *   - a switch serves one grade, so every job on it is the same student's: a rank that joins
+ *     another of them (a hello with its key, for a rank not connected yet) makes that job fail (the
+ *     real rank is refused), and what it sends there is counted there, never in its own job;
+ *   - a rank cannot write the log, nor make the switch block or grow without bound (above).
  * Forging the counts therefore needs code outside the sandbox (a sandbox escape): writing this
  * process's memory or the log file. What it does not see: traffic that bypasses it (MPI itself, a
  * shared-memory segment between ranks): the sandbox must give the ranks no other channel. */
@@ -73,9 +87,14 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #define JOB_QUEUE_MAX   (2ull << 30) /* bytes a job may hold in the switch at once */
+#define ALL_QUEUE_MAX   (4ull << 30) /* and all jobs together (a rank can make up jobs) */
+#define LIVE_JOBS_MAX   64           /* jobs not ended at once */
+#define ERRORS_MAX      1000         /* error lines over the switch's life */
+#define PEER_LINES_MAX  (1u << 20)   /* peer lines over the switch's life: bounds the log (~80 MB) */
 #define READ_BUDGET     (8u << 20)   /* bytes read from one connection per poll round: fairness */
 #define SOCKET_BUF_SIZE (4 << 20)
 
@@ -132,9 +151,19 @@ static FILE *logfile;
 static job_t *jobs;
 static int njobs;
 static conn_t *conns;
+static uint64_t all_queued;  /* payload bytes held for all jobs */
+static int live_jobs;        /* jobs not ended */
+static uint64_t peer_lines;  /* peer lines promised to the log so far */
+static double listen_paused; /* out of descriptors: do not accept until then */
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop(int sig) { stop_signal = sig; }
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void usage(const char *fmt, ...) {
     char line[512];
@@ -163,13 +192,20 @@ static void log_flush(void) {
 /* Every text written here is the switch's own: nothing a rank sent is ever copied into the log
  * except a job key, which the hello check restricts to [A-Za-z0-9._:-]. */
 static void log_error(int job, const char *fmt, ...) {
+    static unsigned logged;
+    if (logged > ERRORS_MAX) return;
+    if (logged++ == ERRORS_MAX) {
+        fprintf(logfile, "error -1 more than %d errors: the rest are not logged\n", ERRORS_MAX);
+        fflush(logfile);
+        return;
+    }
     char line[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     fprintf(logfile, "error %d %s\n", job, line);
-    log_flush();
+    fflush(logfile); /* fsync'ed with the next job's lines: a rank can cause many of these */
 }
 
 static void write_job(job_t *j, bool complete) {
@@ -192,6 +228,7 @@ static void write_job(job_t *j, bool complete) {
 
 static void free_item(job_t *j, item_t *it) {
     j->queued -= it->hdr.bytes;
+    all_queued -= it->hdr.bytes;
     free(it->data);
     free(it);
 }
@@ -237,6 +274,7 @@ static void end_job(job_t *j, bool complete) {
     write_job(j, complete);
     for (uint32_t r = 0; r < j->size; r++) free_queue(j, &j->out[r]);
     j->ended = true;
+    live_jobs--;
 }
 
 /* Forget an ended job's memory (its index stays taken). */
@@ -257,9 +295,9 @@ static void reap_jobs(void) {
 static void close_conn(conn_t *c);
 
 /* A header-only notice to rank r of job j. */
-static void notify(job_t *j, uint32_t r, uint32_t cls, uint32_t peer) {
+static void notify(job_t *j, uint32_t r, uint32_t cls, uint32_t peer, uint32_t ctx) {
     item_t *it = xcalloc(1, sizeof *it);
-    it->hdr = (sw_frame_t){peer, 0, cls, 0, 0};
+    it->hdr = (sw_frame_t){peer, ctx, cls, 0, 0};
     push(&j->out[r], it);
 }
 
@@ -269,7 +307,7 @@ static void close_conn(conn_t *c) {
     c->dead = true;
     close(c->fd);
     if (c->body) {
-        if (c->job) c->job->queued -= c->hdr.bytes;
+        if (c->job) c->job->queued -= c->hdr.bytes, all_queued -= c->hdr.bytes;
         free(c->body);
         c->body = NULL;
     }
@@ -282,7 +320,7 @@ static void close_conn(conn_t *c) {
         log_error(j->index, "rank %u disconnected without comm_finalize (it crashed, exited early or was refused)",
                   c->rank);
         for (uint32_t r = 0; r < j->size; r++)
-            if (r != c->rank && !j->left[r]) notify(j, r, SW_CTL_GONE, c->rank);
+            if (r != c->rank && !j->left[r]) notify(j, r, SW_CTL_GONE, c->rank, 0);
     }
     bool all = true;
     for (uint32_t r = 0; r < j->size; r++) all = all && j->hello[r] && j->left[r];
@@ -311,6 +349,22 @@ static bool key_ok(const char *key, size_t n) {
         if (!ok) return false;
     }
     return true;
+}
+
+/* Room for a new job: the oldest job none of whose ranks is connected now (some rank died before
+ * its hello, say) is written as incomplete and forgotten. */
+static void evict_one(void) {
+    job_t *oldest = NULL;
+    for (job_t *p = jobs; p; p = p->next) {
+        if (p->ended) continue;
+        bool any = false;
+        for (uint32_t r = 0; r < p->size && !any; r++) any = p->conn[r] != NULL;
+        if (!any && (!oldest || p->index < oldest->index)) oldest = p;
+    }
+    if (!oldest) return;
+    log_error(oldest->index, "no rank of the job connected and %d jobs under way: written as incomplete",
+              LIVE_JOBS_MAX);
+    end_job(oldest, false);
 }
 
 static void on_hello(conn_t *c) {
@@ -344,7 +398,20 @@ static void on_hello(conn_t *c) {
     job_t *j = NULL;
     for (job_t *p = jobs; p && !j; p = p->next)
         if (!p->ended && !strcmp(p->key, key)) j = p;
-    if (!j) j = new_job(key, h.size);
+    if (!j && live_jobs >= LIVE_JOBS_MAX) evict_one();
+    if (!j && live_jobs >= LIVE_JOBS_MAX) {
+        refuse(c, "job %s: already %d jobs under way (at most %d)", key, live_jobs, LIVE_JOBS_MAX);
+        return;
+    }
+    if (!j && peer_lines + (uint64_t)h.size * (h.size - 1) > PEER_LINES_MAX) {
+        refuse(c, "job %s: its log lines would pass the switch's bound of %u peer lines", key, PEER_LINES_MAX);
+        return;
+    }
+    if (!j) {
+        j = new_job(key, h.size);
+        live_jobs++;
+        peer_lines += (uint64_t)h.size * (h.size - 1);
+    }
     if (h.size != j->size) {
         log_error(j->index, "rank %u says the world size is %u, but the job's is %u; connection closed", h.rank, h.size,
                   j->size);
@@ -384,21 +451,29 @@ static void on_frame(conn_t *c) {
         c->bye = true;
         return;
     }
-    /* P2P or LIB: the header check let nothing else through */
+    if (h.cls == SW_CTL_ABORT) {
+        log_error(j->index, "rank %u aborted the job (exit status %u)", c->rank, h.ctx);
+        for (uint32_t r = 0; r < j->size; r++)
+            if (r != c->rank && !j->left[r]) notify(j, r, SW_CTL_ABORT, c->rank, h.ctx);
+        c->bye = true; /* its disconnect is no news now: no CTL_GONE after it */
+        return;
+    }
+    /* P2P, LIB or ACK: the header check let nothing else through */
     uint32_t n = j->size, dst = h.peer;
     if (h.cls == SW_P2P) {
         j->p2p_sent[c->rank * n + dst].msgs++;
         j->p2p_sent[c->rank * n + dst].bytes += h.bytes;
-    } else {
+    } else if (h.cls == SW_LIB) {
         j->lib_sent[c->rank] += h.bytes;
     }
     if (j->left[dst]) { /* nobody will read it */
         j->queued -= h.bytes;
+        all_queued -= h.bytes;
         free(body);
         return;
     }
     item_t *it = xcalloc(1, sizeof *it);
-    it->hdr = (sw_frame_t){c->rank, h.ctx, h.cls, 0, h.bytes};
+    it->hdr = (sw_frame_t){c->rank, h.ctx, h.cls, h.flags, h.bytes};
     it->data = body;
     push(&j->out[dst], it);
 }
@@ -407,28 +482,38 @@ static void on_header(conn_t *c) {
     job_t *j = c->job;
     memcpy(&c->hdr, c->buf, sizeof c->hdr);
     sw_frame_t h = c->hdr;
-    bool ctl = h.cls == SW_CTL_LIBCALL || h.cls == SW_CTL_BYE;
-    if (h.cls != SW_P2P && h.cls != SW_LIB && !ctl) {
+    bool ctl = h.cls == SW_CTL_LIBCALL || h.cls == SW_CTL_BYE || h.cls == SW_CTL_ABORT;
+    bool routed = h.cls == SW_P2P || h.cls == SW_LIB || h.cls == SW_CTL_ACK; /* has a destination */
+    if (!routed && !ctl) {
         refuse(c, "a frame of unknown class %u", h.cls);
         return;
     }
-    if (ctl && h.bytes) {
+    if (h.cls == SW_CTL_ABORT && (h.ctx == 0 || h.ctx > 255)) {
+        refuse(c, "an abort with exit status %u (1..255 allowed)", h.ctx);
+        return;
+    }
+    if (h.flags & ~(h.cls == SW_P2P ? SW_FLAG_SYNC : 0u)) {
+        refuse(c, "a frame of class %u with flags 0x%x", h.cls, h.flags);
+        return;
+    }
+    if ((ctl || h.cls == SW_CTL_ACK) && h.bytes) {
         refuse(c, "a control frame (class %u) with a payload", h.cls);
         return;
     }
-    if (!ctl && h.peer >= j->size) {
+    if (routed && h.peer >= j->size) {
         refuse(c, "a frame for rank %u, but the world size is %u", h.peer, j->size);
         return;
     }
-    if (!ctl && h.peer == c->rank) {
+    if (routed && h.peer == c->rank) {
         refuse(c, "a frame to itself");
         return;
     }
-    if (h.bytes > JOB_QUEUE_MAX || j->queued + h.bytes > JOB_QUEUE_MAX) {
+    if (h.bytes > JOB_QUEUE_MAX || j->queued + h.bytes > JOB_QUEUE_MAX || all_queued + h.bytes > ALL_QUEUE_MAX) {
         log_error(j->index,
-                  "rank %u: a frame of %llu bytes would make the job hold more than %llu bytes in the switch; "
-                  "every connection of the job closed",
-                  c->rank, (unsigned long long)h.bytes, (unsigned long long)JOB_QUEUE_MAX);
+                  "rank %u: a frame of %llu bytes would make the job hold more than %llu bytes in the switch (or "
+                  "all jobs more than %llu); every connection of the job closed",
+                  c->rank, (unsigned long long)h.bytes, (unsigned long long)JOB_QUEUE_MAX,
+                  (unsigned long long)ALL_QUEUE_MAX);
         for (uint32_t r = 0; r < j->size; r++)
             if (j->conn[r]) {
                 j->conn[r]->bye = true; /* no CTL_GONE: they are all closed now */
@@ -446,6 +531,7 @@ static void on_header(conn_t *c) {
         return;
     }
     j->queued += h.bytes;
+    all_queued += h.bytes;
     c->state = ST_BODY;
     c->got = 0;
 }
@@ -546,7 +632,10 @@ static void accept_all(int lfd) {
     for (;;) {
         int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
-            if (errno == EMFILE || errno == ENFILE) log_error(-1, "cannot accept a connection: out of descriptors");
+            if (errno == EMFILE || errno == ENFILE) { /* a pause, not a busy loop on the listening socket */
+                log_error(-1, "cannot accept a connection: out of descriptors");
+                listen_paused = now() + 0.1;
+            }
             return;
         }
         int sz = SOCKET_BUF_SIZE;
@@ -555,8 +644,9 @@ static void accept_all(int lfd) {
         conn_t *c = xcalloc(1, sizeof *c);
         c->fd = fd;
         c->state = ST_HELLO;
-        c->next = conns;
-        conns = c;
+        conn_t **end = &conns; /* in the order they came: hellos read together are taken in that order */
+        while (*end) end = &(*end)->next;
+        *end = c;
     }
 }
 
@@ -614,7 +704,8 @@ int main(int argc, char **argv) {
                 return 1;
             }
         }
-        pfd[0] = (struct pollfd){lfd, POLLIN, 0};
+        bool paused = now() < listen_paused;
+        pfd[0] = (struct pollfd){paused ? -1 : lfd, POLLIN, 0};
         n = 1;
         for (conn_t *c = conns; c; c = c->next) {
             short ev = POLLIN;
@@ -622,7 +713,8 @@ int main(int argc, char **argv) {
             pfd[n] = (struct pollfd){c->fd, ev, 0};
             who[n++] = c;
         }
-        int r = ppoll(pfd, n, NULL, &during);
+        struct timespec pause = {0, 100 * 1000 * 1000};
+        int r = ppoll(pfd, n, paused ? &pause : NULL, &during);
         if (r < 0) continue; /* EINTR: a stop signal, seen by the loop's test */
         if (pfd[0].revents & POLLIN) accept_all(lfd);
         for (size_t i = 1; i < n; i++) {
@@ -639,6 +731,15 @@ int main(int argc, char **argv) {
     }
     for (job_t *j = jobs; j; j = j->next)
         if (!j->ended) end_job(j, false);
+    for (conn_t *c = conns; c; c = c->next) { /* everything freed: a leak checker sees real leaks only */
+        if (!c->dead) close(c->fd);
+        free(c->body);
+        c->dead = true;
+    }
+    reap_conns();
+    reap_jobs();
+    free(pfd);
+    free(who);
     unlink(sock);
     fclose(logfile);
     return 0;
