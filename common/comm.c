@@ -61,6 +61,16 @@ struct cli_opt *comm_cli_opts(comm_opts_t *o) {
 
 /* ---- the watchdog ---------------------------------------------------------------------------- */
 
+/* The process's lifetime totals (comm_lifetime_counters): outside every world, so that they survive
+ * comm_finalize. */
+static struct {
+    _Atomic int rank, size;
+    _Atomic uint64_t lib_calls, lib_bytes_sent, lib_bytes_recv;
+    struct {
+        _Atomic uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv;
+    } peers[COMM_LIFETIME_PEERS];
+} lifetime;
+
 static comm_world_t *the_world; /* for the dp_fatal abort hook and the DP_TODO hook only */
 
 /* A fatal error ends the job. Alone, a plain exit is enough (and keeps the error to one line);
@@ -298,6 +308,8 @@ comm_t *comm_init(int *argc, char ***argv, const comm_opts_t *opts) {
     c->own_counters.peers = dp_calloc((size_t)c->size, sizeof *c->own_counters.peers);
     w->all.peers = dp_calloc((size_t)c->size, sizeof *w->all.peers);
     w->rank = c->rank;
+    atomic_store(&lifetime.rank, c->rank);
+    atomic_store(&lifetime.size, c->size);
     the_world = w;
     world_ended = false;
     dp_set_abort_hook(abort_all);
@@ -309,6 +321,20 @@ comm_t *comm_init(int *argc, char ***argv, const comm_opts_t *opts) {
         if (pthread_create(&w->watchdog, NULL, watchdog_main, w) != 0)
             dp_fatal("cannot start the comm watchdog thread");
         w->watchdog_running = true;
+    }
+    /* MPI_Init returns on every rank at about the same moment (its wire-up waits for them all); the
+     * switch's hello waits for nobody. A program that starts its clock at its first line (lesson 00's
+     * ping-pong: "the fastest of 3 calls") then times a peer's start-up on a busy machine, and reads
+     * 44 ms for a 50 ms link: wait for every rank here, as MPI does. Watched, like every wait, but
+     * not counted: the program has not sent anything yet. */
+    if (w->backend == &comm_backend_switch && c->size > 1) {
+        pthread_mutex_lock(&c->inflight_lock);
+        c->inflight = (comm_inflight_t){dp_now() + w->opts.timeout_s, "barrier", -1, -1, 0, 0, DT_U8, 0};
+        pthread_mutex_unlock(&c->inflight_lock);
+        w->backend->barrier(c);
+        pthread_mutex_lock(&c->inflight_lock);
+        c->inflight.deadline = 0;
+        pthread_mutex_unlock(&c->inflight_lock);
     }
     return c;
 }
@@ -435,6 +461,10 @@ static void count_send(comm_t *c, int peer, size_t bytes) {
         atomic_fetch_add(&sets[i]->peers[peer].msgs_sent, 1);
         atomic_fetch_add(&sets[i]->peers[peer].bytes_sent, bytes);
     }
+    if (peer < COMM_LIFETIME_PEERS) {
+        atomic_fetch_add(&lifetime.peers[peer].msgs_sent, 1);
+        atomic_fetch_add(&lifetime.peers[peer].bytes_sent, bytes);
+    }
 }
 
 static void count_recv(comm_t *c, int peer, size_t bytes) {
@@ -444,6 +474,10 @@ static void count_recv(comm_t *c, int peer, size_t bytes) {
         atomic_fetch_add(&sets[i]->bytes_recv, bytes);
         atomic_fetch_add(&sets[i]->peers[peer].msgs_recv, 1);
         atomic_fetch_add(&sets[i]->peers[peer].bytes_recv, bytes);
+    }
+    if (peer < COMM_LIFETIME_PEERS) {
+        atomic_fetch_add(&lifetime.peers[peer].msgs_recv, 1);
+        atomic_fetch_add(&lifetime.peers[peer].bytes_recv, bytes);
     }
 }
 
@@ -496,15 +530,21 @@ void comm_barrier(comm_t *c) {
 
 /* ---- library collectives --------------------------------------------------------------------- */
 
-static void lib_begin(comm_t *c, const char *op, size_t count, dtype_t dt) {
-    size_t bytes = count * dtype_size(dt);
+/* count: the call's count argument; total: the elements lib_bytes counts (the input). */
+static void lib_begin(comm_t *c, const char *op, size_t count, size_t total, dtype_t dt, int root) {
+    size_t bytes = total * dtype_size(dt);
+    uint64_t sent, recv;
+    comm_lib_moved(op, count, dtype_size(dt), c->rank, c->size, root, &sent, &recv);
+    atomic_fetch_add(&lifetime.lib_calls, 1);
+    atomic_fetch_add(&lifetime.lib_bytes_sent, sent);
+    atomic_fetch_add(&lifetime.lib_bytes_recv, recv);
     atomic_fetch_add(&c->counters->lib_calls, 1);
     atomic_fetch_add(&c->counters->lib_bytes, bytes);
     atomic_fetch_add(&c->world->all.lib_calls, 1);
     atomic_fetch_add(&c->world->all.lib_bytes, bytes);
     wait_start();
     emulate(c, lib_cost(c, op, bytes));
-    op_begin(c, op, -1, count, -1, count, dt);
+    op_begin(c, op, -1, total, -1, total, dt);
 }
 
 static void check_redop(const comm_t *c, dtype_t dt, redop_t op) {
@@ -520,7 +560,7 @@ void comm_lib_allreduce(comm_t *c, const void *sendbuf, void *recvbuf, size_t co
     check_redop(c, dt, op);
     check_buf(c, "allreduce", sendbuf, count);
     check_buf(c, "allreduce", recvbuf, count);
-    lib_begin(c, "allreduce", count, dt);
+    lib_begin(c, "allreduce", count, count, dt, -1);
     c->world->backend->allreduce(c, sendbuf, recvbuf, count, dt, op);
     op_end(c);
 }
@@ -528,7 +568,7 @@ void comm_lib_allreduce(comm_t *c, const void *sendbuf, void *recvbuf, size_t co
 void comm_lib_broadcast(comm_t *c, void *buf, size_t count, dtype_t dt, int root) {
     if (root < 0 || root >= c->size) dp_fatal("rank %d: broadcast from root %d of %d", c->rank, root, c->size);
     check_buf(c, "broadcast", buf, count);
-    lib_begin(c, "broadcast", count, dt);
+    lib_begin(c, "broadcast", count, count, dt, root);
     c->world->backend->broadcast(c, buf, count, dt, root);
     op_end(c);
 }
@@ -537,7 +577,7 @@ void comm_lib_reduce_scatter(comm_t *c, const void *sendbuf, void *recvbuf, size
     check_redop(c, dt, op);
     check_buf(c, "reduce_scatter", sendbuf, recvcount);
     check_buf(c, "reduce_scatter", recvbuf, recvcount);
-    lib_begin(c, "reduce_scatter", recvcount * (size_t)c->size, dt);
+    lib_begin(c, "reduce_scatter", recvcount, recvcount * (size_t)c->size, dt, -1);
     c->world->backend->reduce_scatter(c, sendbuf, recvbuf, recvcount, dt, op);
     op_end(c);
 }
@@ -545,7 +585,7 @@ void comm_lib_reduce_scatter(comm_t *c, const void *sendbuf, void *recvbuf, size
 void comm_lib_all_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendcount, dtype_t dt) {
     check_buf(c, "all_gather", sendbuf, sendcount);
     check_buf(c, "all_gather", recvbuf, sendcount);
-    lib_begin(c, "all_gather", sendcount * (size_t)c->size, dt);
+    lib_begin(c, "all_gather", sendcount, sendcount * (size_t)c->size, dt, -1);
     c->world->backend->all_gather(c, sendbuf, recvbuf, sendcount, dt);
     op_end(c);
 }
@@ -553,7 +593,7 @@ void comm_lib_all_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t s
 void comm_lib_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendcount, dtype_t dt, int root) {
     if (root < 0 || root >= c->size) dp_fatal("rank %d: gather to root %d of %d", c->rank, root, c->size);
     check_buf(c, "gather", sendbuf, sendcount);
-    lib_begin(c, "gather", sendcount * (size_t)c->size, dt);
+    lib_begin(c, "gather", sendcount, sendcount * (size_t)c->size, dt, root);
     c->world->backend->gather(c, sendbuf, recvbuf, sendcount, dt, root);
     op_end(c);
 }
@@ -612,4 +652,17 @@ comm_counters_t comm_counters_diff(comm_counters_t a, comm_counters_t b) {
                              a.lib_calls - b.lib_calls,
                              a.lib_bytes - b.lib_bytes,
                              a.ops - b.ops};
+}
+
+void comm_lifetime_counters(comm_lifetime_t *out) {
+    memset(out, 0, sizeof *out);
+    out->rank = atomic_load(&lifetime.rank);
+    out->size = atomic_load(&lifetime.size);
+    out->lib_calls = atomic_load(&lifetime.lib_calls);
+    out->lib_bytes_sent = atomic_load(&lifetime.lib_bytes_sent);
+    out->lib_bytes_recv = atomic_load(&lifetime.lib_bytes_recv);
+    for (int p = 0; p < COMM_LIFETIME_PEERS; p++)
+        out->peers[p] = (comm_peer_counters_t){
+            atomic_load(&lifetime.peers[p].msgs_sent), atomic_load(&lifetime.peers[p].bytes_sent),
+            atomic_load(&lifetime.peers[p].msgs_recv), atomic_load(&lifetime.peers[p].bytes_recv)};
 }

@@ -148,6 +148,25 @@ comm_peer_counters_t comm_peer_counters_diff(comm_peer_counters_t after, comm_pe
 comm_counters_t comm_process_counters(const comm_t *c);
 comm_peer_counters_t comm_process_peer_counters(const comm_t *c, int peer);
 
+/* What this process moved over its whole life: every communicator of every world it joined, the
+ * finalized ones too (a check program's functions end their world before the program ends), never
+ * reset. The grader's judge holds it against the switch's log of the run (grading/README.md,
+ * "Security model"): the judge's own process, linked with the reference, did what the run claims. */
+#define COMM_LIFETIME_PEERS 64
+typedef struct {
+    int rank, size;                          /* in the last world joined; size 0: this process never joined one */
+    uint64_t lib_calls;                      /* library collectives (comm_lib_*) */
+    uint64_t lib_bytes_sent, lib_bytes_recv; /* their bytes into and out of this rank (comm_lib_moved) */
+    comm_peer_counters_t peers[COMM_LIFETIME_PEERS]; /* point-to-point, by peer rank (ranks beyond: not kept) */
+} comm_lifetime_t;
+void comm_lifetime_counters(comm_lifetime_t *out);
+/* The bytes a library collective moves out of (*sent) and into (*recv) `rank` of `size` through the
+ * grader's switch (comm_switch.c's algorithms, whatever backend this process uses): what the
+ * switch's log says of the call. count: the call's count argument (recvcount for reduce_scatter,
+ * sendcount for all_gather and gather), in elements of elem bytes; root: broadcast's and gather's. */
+void comm_lib_moved(const char *op, size_t count, size_t elem, int rank, int size, int root, uint64_t *sent,
+                    uint64_t *recv);
+
 /* Seconds the CALLING THREAD has spent inside seam operations so far (sends, receives, collectives,
  * barriers, on any communicator; the link emulator's wait included): the time it was blocked on
  * other ranks and the wire. A thread that waits on a communication thread instead (DDP) adds that

@@ -509,6 +509,27 @@ static void switch_gather(comm_t *c, const void *s, void *r, size_t sendcount, d
         if (src != root) lib_recv(c, src, out + (size_t)src * bytes, bytes);
 }
 
+void comm_lib_moved(const char *op, size_t count, size_t elem, int rank, int size, int root, uint64_t *sent,
+                    uint64_t *recv) {
+    uint64_t b = (uint64_t)count * elem, others = size > 1 ? (uint64_t)size - 1 : 0;
+    *sent = *recv = 0;
+    if (!strcmp(op, "allreduce")) { /* to rank 0 and back */
+        *sent = *recv = rank == 0 ? b * others : b;
+    } else if (!strcmp(op, "broadcast")) {
+        if (rank == root)
+            *sent = b * others;
+        else
+            *recv = b;
+    } else if (!strcmp(op, "reduce_scatter") || !strcmp(op, "all_gather")) { /* a chunk to and from each other rank */
+        *sent = *recv = b * others;
+    } else if (!strcmp(op, "gather")) {
+        if (rank == root)
+            *recv = b * others;
+        else
+            *sent = b;
+    }
+}
+
 /* Every other rank of the job exits with this status as soon as it next waits on the switch
  * (CTL_ABORT), and mpirun ends those that do not once this one exits non-zero. The frame is sent
  * only if no other thread of this process is inside a write: a frame cut in two would be refused. */

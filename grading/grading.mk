@@ -22,7 +22,7 @@ $(O)/grading/similarity: $(O)/grading/similarity.o
 $(O)/grading/overlap: $(O)/grading/overlap.o $(LIBDPC)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
-$(O)/grading/statcheck: $(O)/grading/statcheck.o
+$(O)/grading/statcheck: $(O)/grading/statcheck.o $(O)/grading/switchlog.o
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcjson
 $(O)/grading/equiv: $(O)/grading/equiv.o $(LIBDPC)
@@ -30,6 +30,8 @@ $(O)/grading/equiv: $(O)/grading/equiv.o $(LIBDPC)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 $(O)/grading/checks/checklib.o: grading/checks/checklib.c $(BUILD_DEPS)
 	$(call compile_c,$@,$<,)
+$(O)/grading/checks/switchcheck.o: grading/checks/switchcheck.c $(BUILD_DEPS)
+	$(call compile_c,$@,$<,-Igrading)
 # the GPT's float64 oracle reads only gpt.h's given types (the layout, the sizes): one build serves
 # every tree's checks and the unit tests
 $(O)/grading/checks/gpt_oracle.o: grading/checks/gpt_oracle.c $(BUILD_DEPS)
@@ -38,7 +40,7 @@ $(ORACLE_LIB): $(O)/grading/sampler_oracle.o
 	@rm -f $@
 	$(call say,AR,$@)
 	$(Q)ar rcs $@ $^
-$(CHECKLIB): $(O)/grading/checks/checklib.o $(O)/grading/checks/gpt_oracle.o
+$(CHECKLIB): $(O)/grading/checks/checklib.o $(O)/grading/checks/switchcheck.o $(O)/grading/switchlog.o $(O)/grading/checks/gpt_oracle.o
 	$(call say,AR,$@)
 	$(Q)ar rcs $@ $^
 

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Uniform in [-1, 1). */
 void ck_random(rng_t *r, float *x, size_t n);
@@ -48,6 +49,18 @@ bool ck_tape_ends_here(void);
 /* Run phase: the code under test's results are only being recorded, nothing this process decides
  * counts — a check may skip its costly oracle here (the judge computes it). False in other phases. */
 bool ck_recording(void);
+
+/* The grader's switch (grading/switch, grading/README.md "Security model"): in the judge phase
+ * of a launched job, when the grader passes DPC_SWITCH_LOG (the switch's log of the run) and
+ * grading/mpirun DPC_SWITCH_JOB (which of the run's launches this is), ck_main holds this process's
+ * own traffic (comm_lifetime_counters: the reference's, plus the check's bookkeeping) against what
+ * the switch carried for the same launch and rank. A check whose verdict passed fails with one line
+ * when they disagree: per peer, messages exactly (but for ck_traffic_slack) and bytes within 4 per
+ * message; library calls and their bytes exactly. Returns 1 when they agree or no switch ran. */
+int ck_switch_agrees(void);
+/* Messages to and from `peer` an algorithm may legitimately leave out or add against the
+ * reference's (the empty messages of a zero-length call, which the traffic rules let it skip). */
+void ck_traffic_slack(int peer, uint64_t msgs_sent, uint64_t msgs_recv);
 
 /* Run the named check from a table; the program's usage is "checkNN CHECK". */
 typedef struct {

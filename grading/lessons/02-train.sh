@@ -27,7 +27,7 @@ traffic=$("$STATCHECK" "$RUN_DIR/stats.json" \
     rank0.bytes_recv=$((K * (n - 1) * g)) rank0.bytes_sent=$((K * (n - 1) * g)) \
     rank0.msgs_recv=$((K * (n - 1))) rank0.msgs_sent=$((K * (n - 1))) \
     workers.bytes_sent=$((K * g)) workers.bytes_recv=$((K * g)) workers.msgs_sent=$K workers.msgs_recv=$K \
-    all.lib_calls=0 all.other_msgs_sent=0 all.other_lib_calls=0 --ranks "$n" \
+    all.lib_calls=0 all.other_msgs_sent=0 all.other_lib_calls=0 --ranks "$n" $(switch_args "$n") \
     --hint "per step the server receives one gradient from each of the N−1 workers and sends the parameters to each; a worker sends one gradient and receives the parameters once — no library collectives" 2>&1)
 ok=$?
 if [ $ok != 0 ] && [ $equiv != 0 ]; then

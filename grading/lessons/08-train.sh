@@ -56,7 +56,7 @@ hint="per step and unit: all-gather (forward), all-gather (backward), reduce-sca
 # on the bookkeeping communicator, only the given code's two assemblies of the full model for the
 # grader's dump (first-step gradients, final parameters): an all-gather per unit each
 other=$((2 * U * (n - 1)))
-"$STATCHECK" "$RUN_DIR/stats.json" --ranks "$n" all.msgs_sent=$msgs all.msgs_recv=$msgs "all.bytes_sent=$bytes~$((K * 8 * n))" all.lib_calls=0 \
+"$STATCHECK" "$RUN_DIR/stats.json" --ranks "$n" $(switch_args "$n") all.msgs_sent=$msgs all.msgs_recv=$msgs "all.bytes_sent=$bytes~$((K * 8 * n))" all.lib_calls=0 \
     all.other_msgs_sent=$other all.other_lib_calls=0 \
     --hint "$hint" || fail
 # --mixed-precision bf16 (lesson 08's "Mixed precision with ZeRO"): parameters and gradients take 2

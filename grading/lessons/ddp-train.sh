@@ -21,6 +21,7 @@ fi
 eq_out=$(EQUIV_EXTRA="--accum ${k:-1}" SUB_EXTRA="--stats stats.json --ddp-log ddp.json --init-seed-per-rank --bucket-cap-mb $cap ${SUB_EXTRA:-}" \
     sh "$GRADING/lessons/train-equiv.sh" "$prog" "$n" "$b" "$@" 2>&1)
 equiv=$?
+sw=$(switch_args "$n") # this launch among the run's, counted before anything can stop the judge
 # after a failure above: the equivalence report, as what the cause did to the numbers
 then_eq() {
     [ -n "$eq_out" ] || return 0
@@ -50,7 +51,7 @@ if [ "$order" != "$want" ]; then
     exit 1
 fi
 per_step=$((nb * 2 * (n - 1)))
-"$STATCHECK" stats.json --ranks "$n" \
+"$STATCHECK" stats.json --ranks "$n" $sw \
     rank0.msgs_sent=$((K * per_step + n - 1)) rank0.msgs_recv=$((K * per_step)) \
     workers.msgs_sent=$((K * per_step)) workers.msgs_recv=$((K * per_step + 1)) all.lib_calls=0 \
     all.other_msgs_sent=0 all.other_lib_calls=0 \

@@ -36,3 +36,16 @@ launched() {
 # a number from a run's JSON file (the first "key": N), empty when there is none; leading zeros
 # dropped (the shell's arithmetic would read 010 as octal)
 json_int() { sed -n "s/.*\"$2\":[[:space:]]*\([0-9]*\).*/\1/p" "$1" 2>/dev/null | head -n 1 | sed 's/^0*\([0-9]\)/\1/'; }
+
+# judge phase: switch_args N — statcheck's arguments to hold a trainer's --stats against the
+# grader's switch's log of the run (grading/README.md, "Security model"): the log, and which of the
+# run's launches of N ranks this is (the judge counts them in order, in a file beside the log, as
+# the run made them). Nothing when no switch carried the run.
+switch_args() {
+    [ -n "${DPC_SWITCH_LOG:-}" ] || return 0
+    _f=$DPC_SWITCH_LOG.n$1
+    _k=$(head -c 20 "$_f" 2>/dev/null)
+    case $_k in "" | *[!0-9]*) _k=0 ;; esac
+    echo $((_k + 1)) >"$_f"
+    echo "--switch $DPC_SWITCH_LOG --switch-nth $_k"
+}
