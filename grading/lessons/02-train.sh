@@ -7,7 +7,7 @@ set -u
 n=$1
 shift
 SUB_EXTRA="--stats stats.json" sh "$GRADING/lessons/train-equiv.sh" "$PROGS/02-param-server/train_ps" "$n" 8 "$@" || exit 1
-[ "$PHASE" = judge ] || exit 0
+[ "${PHASE:-run}" = judge ] || exit 0
 P=$(sed -n 's/^train: \([0-9]*\) parameters.*/\1/p' ref.log | head -n 1) # the reference's count, not the run's
 K=8
 g=$((P * 4))

@@ -23,7 +23,7 @@ shift 5
 K=${STEPS:-8}
 SUB_EXTRA="--accum-steps $k --trace trace.json" sh "$GRADING/lessons/ddp-train.sh" "$prog" "$n" "$b" "$cap" "$@"
 status=$?
-[ "$PHASE" = judge ] || exit $status
+[ "${PHASE:-run}" = judge ] || exit $status
 # A run that did not finish has been reported; its trace (if any) would only add noise. Otherwise
 # the trace is read even when the numbers were wrong: synchronising on the wrong micro-batch keeps
 # the traffic right and breaks equivalence with hints about formulas — the trace names the cause.

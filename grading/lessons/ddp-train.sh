@@ -13,7 +13,7 @@ k=$(echo "${SUB_EXTRA:-}" | sed -n 's/.*--accum-steps \([0-9]*\).*/\1/p')
 EQUIV_EXTRA="--accum ${k:-1}" SUB_EXTRA="--stats stats.json --ddp-log ddp.json --init-seed-per-rank --bucket-cap-mb $cap ${SUB_EXTRA:-}" \
     sh "$GRADING/lessons/train-equiv.sh" "$prog" "$n" "$b" "$@"
 equiv=$?
-[ "$PHASE" = judge ] || exit 0
+[ "${PHASE:-run}" = judge ] || exit 0
 cd "$RUN_DIR" || exit 2 # the run's files, read only
 [ -f ddp.json ] && [ -f stats.json ] || exit 1
 nb=$(json_int ddp.json nbuckets | cut -c1-6)
