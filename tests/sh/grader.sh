@@ -254,9 +254,10 @@ mkdir -p "$TMP/reach"
 cat >"$TMP/reach/01.sh" <<'EOS'
 for k in 1 2 3; do
 check reach$k 5 30 "what the run sees" -- sh -c 'case ${PHASE:-run} in
-run) env >env.txt; ls /proc/self/fd >fds.txt; head -c 50000000 /dev/zero >big ;;
+run) env >env.txt; ls /proc/self/fd >fds.txt; ls "$GRADING" >grading.txt; head -c 50000000 /dev/zero >big ;;
 judge) grep -E "^(PHASE|CK_PHASE|RUN_DIR)=" "$RUN_DIR/env.txt" && exit 1
     echo "descriptors: $(tr "\n" " " <"$RUN_DIR/fds.txt")"; [ "$(tr "\n" " " <"$RUN_DIR/fds.txt")" = "0 1 2 3 " ] || exit 1
+    echo "of grading/: $(tr "\n" " " <"$RUN_DIR/grading.txt")"; [ "$(tr "\n" " " <"$RUN_DIR/grading.txt")" = "lessons mpirun " ] || exit 1
     echo "scratches: $(ls "$(dirname "$RUN_DIR")" | tr "\n" " ")"; [ "$(ls "$(dirname "$RUN_DIR")")" = "$(basename "$RUN_DIR")" ] ;;
 esac'
 done
@@ -264,7 +265,7 @@ EOS
 grading/grade 01 --submission solutions --checks "$TMP/reach" 5>"$TMP/fd5" >"$TMP/g" 2>&1
 rc=$?
 if [ $rc = 0 ] && grep -q '^Score: 15/15' "$TMP/g"; then
-    pass "a run sees no variable naming its phase, no descriptor of the grader's, and no earlier check's scratch (each freed once decided)"
+    pass "a run sees no variable naming its phase, no descriptor of the grader's, of grading/ only the scripts and mpirun, and no earlier check's scratch (each freed once decided)"
 else
     fail "what a run sees: exit $rc, $(grep -vE '^==' "$TMP/g" | head -n 12 | tr '\n' ' ')"
 fi
