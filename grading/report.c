@@ -175,7 +175,8 @@ int main(int argc, char **argv) {
         double s = atof(field[3]), m = atof(field[4]), t = atof(field[5]);
         int passed = !strcmp(field[6], "passed"), inconclusive = !strcmp(field[6], "inconclusive");
         const char *visibility = k > 8 && field[8][0] ? field[8] : "visible";
-        const char *note = k > 9 ? field[9] : "";
+        /* the note and the names may quote a submission (grading/grade sanitises them too) */
+        char *note = sanitize((const unsigned char *)(k > 9 ? field[9] : ""), strlen(k > 9 ? field[9] : ""));
         score += s;
         max += m;
         if (inconclusive) undecided += m;
@@ -183,7 +184,9 @@ int main(int argc, char **argv) {
         cJSON *o = cJSON_CreateObject();
         char name[512];
         snprintf(name, sizeof name, "%s%s %s: %s", inconclusive ? "[INCONCLUSIVE] " : "", field[0], field[1], field[2]);
-        cJSON_AddStringToObject(o, "name", name);
+        char *safe_name = sanitize((const unsigned char *)name, strlen(name));
+        cJSON_AddStringToObject(o, "name", safe_name);
+        free(safe_name);
         if (!gradescope) {
             cJSON_AddStringToObject(o, "lesson", field[0]);
             cJSON_AddStringToObject(o, "check", field[1]);
@@ -221,6 +224,7 @@ int main(int argc, char **argv) {
             cJSON_AddStringToObject(o, "visibility", visibility);
             cJSON_AddStringToObject(o, "note", note);
         }
+        free(note);
         cJSON_AddItemToArray(tests, o);
     }
     fclose(f);

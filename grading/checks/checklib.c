@@ -86,8 +86,10 @@ static void tape_fail(const char *what, const char *why) {
 
 static void tape_start(const char *check) {
     tape.check = check;
-    const char *phase = getenv("CK_PHASE");
-    tape.phase = !phase ? TAPE_OFF : !strcmp(phase, "run") ? TAPE_RUN : !strcmp(phase, "judge") ? TAPE_JUDGE : TAPE_OFF;
+    /* the judge says so (CK_PHASE=judge); the run is told only where to write (CK_TAPE_DIR): no
+     * variable names its phase */
+    const char *phase = getenv("CK_PHASE"), *dir = getenv("CK_TAPE_DIR");
+    tape.phase = phase && !strcmp(phase, "judge") ? TAPE_JUDGE : !phase && dir && *dir ? TAPE_RUN : TAPE_OFF;
     if (tape.phase == TAPE_OFF) return;
     snprintf(tape.path, sizeof tape.path, "%s/tape.%s.%s.%s", env_or("CK_TAPE_DIR", "."), check,
              env_or("OMPI_COMM_WORLD_SIZE", "1"), env_or("OMPI_COMM_WORLD_RANK", "0"));

@@ -26,7 +26,7 @@ void ck_describe(const char *name, const float *got, const double *want, size_t 
  *
  * The grader runs every check program twice (grading/README.md, "Security model"):
  *
- *   run phase   (CK_PHASE=run, in the sandbox)  checkNN linked with the SUBMISSION
+ *   run phase   (CK_TAPE_DIR only, sandboxed)   checkNN linked with the SUBMISSION
  *               every ck_tape() call APPENDS what the student's code produced to a tape file;
  *               whatever this process prints or returns decides nothing
  *   judge phase (CK_PHASE=judge, trusted)       the same source linked with the REFERENCE
@@ -36,7 +36,8 @@ void ck_describe(const char *name, const float *got, const double *want, size_t 
  * ck_tape, and all the comparisons that follow run on the student's values in both phases; only
  * the judge's verdict counts. A tape that ends early (the run crashed, hung or exited) or holds
  * something else than the judge asks for fails the check with a message saying so.
- * Without CK_PHASE (a student running a check by hand) ck_tape does nothing.
+ * Without either variable (a student running a check by hand) ck_tape does nothing. The run is
+ * not told its phase by name: the code under test only ever runs there, so that is worth nothing.
  * Tapes are CK_TAPE_DIR/tape.CHECK.N.RANK (N, RANK: the launcher's world size and rank). */
 void ck_tape(const char *what, void *data, size_t bytes);
 double ck_tape_double(const char *what, double value);

@@ -11,4 +11,4 @@ check gradcheck_gpt 10 60 "gpt-tiny: loss and every tensor's gradient vs float64
 check train 15 120 "train_step: 8 steps equivalent to the reference trainer" -- sh "$GRADING/lessons/train-equiv.sh" "$T" 1 16 --clip 0
 check train_clip 10 120 "train_step with gradient clipping active" -- sh "$GRADING/lessons/train-equiv.sh" "$T" 1 16 --clip 0.05
 check train_gpt 10 120 "train_step on gpt-tiny: 8 steps equivalent to the reference trainer" -- sh "$GRADING/lessons/train-equiv.sh" "$T" 1 8 --model gpt-tiny --clip 0
-check device 20 120 "GPU twins (kernels.cu, device_step.c) vs the CPU functions" -- "$C" device
+gpu_check device 20 120 "GPU twins (kernels.cu, device_step.c) vs the CPU functions" -- "$C" device

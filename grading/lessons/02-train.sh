@@ -6,7 +6,7 @@ set -u
 . "$GRADING/lessons/lib.sh"
 n=$1
 shift
-if [ "$PHASE" != judge ]; then
+if [ "${PHASE:-run}" != judge ]; then
     SUB_EXTRA="--stats stats.json" sh "$GRADING/lessons/train-equiv.sh" "$PROGS/02-param-server/train_ps" "$n" 8 "$@"
     exit $?
 fi

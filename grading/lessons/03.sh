@@ -2,7 +2,7 @@
 C="$PROGS/grading/check03"
 D="$SUB_OBJS/03-naive-allreduce"
 check reduce_cpu 10 60 "reduce_add_cpu: exact, no writes outside the range" -- "$C" reduce_cpu
-check reduce_kernel 10 120 "reduce_add_kernel on the GPU: exact, block-size edges" -- "$C" reduce_kernel
+gpu_check reduce_kernel 10 120 "reduce_add_kernel on the GPU: exact, block-size edges" -- "$C" reduce_kernel
 check ranks1_2 10 120 "naive all-reduce on 1 and 2 ranks: exact, root traffic 2(N-1)|g|" -- sh "$GRADING/lessons/ranks.sh" "$C" allreduce 1 2
 check ranks3 5 120 "naive all-reduce, 3 ranks" -- sh "$GRADING/lessons/ranks.sh" "$C" allreduce 3
 check ranks4 5 120 "naive all-reduce, 4 ranks" -- sh "$GRADING/lessons/ranks.sh" "$C" allreduce 4

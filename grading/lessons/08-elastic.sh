@@ -8,7 +8,7 @@
 set -u
 . "$GRADING/lessons/lib.sh"
 F="--preset tiny --data $FIXTURE_TRAIN --val none --steps 20 --lr 1e-2 --log-every 1000 --seed 3 --clip 0"
-case $PHASE in
+case ${PHASE:-run} in
 run)
     # shellcheck disable=SC2086
     launch 2 a.log "$PROGS/08-fsdp/train_fsdp" $F --batch 12 --save-every 10 --save ck.safetensors

@@ -15,7 +15,7 @@ set -u
 F="--preset small --data $FIXTURE_TRAIN --val none --batch 8 --steps 2 --log-every 1000"
 P=36939
 NMAX=16512
-case $PHASE in
+case ${PHASE:-run} in
 run)
     for n in 2 3; do launch $n alloc-run$n.log "$PROGS/grading/check08" memory; done
     for n in 2 4; do

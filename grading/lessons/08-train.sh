@@ -16,10 +16,13 @@ n=$1
 shift
 # a directory per world size: 08.sh runs this twice in one check
 mkdir -p "n$n" && cd "n$n" || exit 2
-RUN_DIR=$RUN_DIR/n$n
-export RUN_DIR
+# the judge's view of this size's run (the run has no RUN_DIR: its cwd is its scratch)
+if [ "${PHASE:-run}" = judge ]; then
+    RUN_DIR=$RUN_DIR/n$n
+    export RUN_DIR
+fi
 K=8
-if [ "$PHASE" != judge ]; then
+if [ "${PHASE:-run}" != judge ]; then
     SUB_EXTRA="--stats stats.json ${SUB_EXTRA:-}" sh "$GRADING/lessons/train-equiv.sh" "$PROGS/08-fsdp/train_fsdp" "$n" 8 "$@"
     exit 0
 fi

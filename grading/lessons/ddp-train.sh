@@ -13,7 +13,7 @@ k=$(echo "${SUB_EXTRA:-}" | sed -n 's/.*--accum-steps \([0-9]*\).*/\1/p')
 # The judge prints the launch order's and the traffic's failures BEFORE the equivalence report: they
 # name the cause (a bucket launched twice, an all-reduce per micro-batch), the first divergence only
 # its effect, with hints about formulas.
-if [ "$PHASE" != judge ]; then
+if [ "${PHASE:-run}" != judge ]; then
     EQUIV_EXTRA="--accum ${k:-1}" SUB_EXTRA="--stats stats.json --ddp-log ddp.json --init-seed-per-rank --bucket-cap-mb $cap ${SUB_EXTRA:-}" \
         sh "$GRADING/lessons/train-equiv.sh" "$prog" "$n" "$b" "$@"
     exit 0

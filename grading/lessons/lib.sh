@@ -1,6 +1,6 @@
 # lib.sh — what the grading scripts share (sourced). A grading script runs in the phases of
-# grading/grade's check(): $PHASE is prep, run (in the sandbox: only produce data) or judge
-# (trusted: decide, reading the run's files under $RUN_DIR).
+# grading/grade's check(): $PHASE is prep, unset in the run (in the sandbox: only produce data; read
+# it as ${PHASE:-run}) or judge (trusted: decide, reading the run's files under $RUN_DIR).
 
 # run phase: launch N LOG PROGRAM [ARGS...] — PROGRAM on N ranks (N = 1: directly), its output in
 # LOG and its exit status in LOG.rc.

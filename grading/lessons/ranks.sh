@@ -10,7 +10,7 @@
 set -u
 prog=$1 check=$2
 shift 2
-case ${PHASE:-judge} in
+case ${PHASE:-run} in
 prep) exit 0 ;;
 run)
     # Each size's output goes to a file (the judge names the rank that hung from it); only the

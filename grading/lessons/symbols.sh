@@ -3,7 +3,7 @@
 # seam's point-to-point calls: no library collective, no transport called directly. Reads the
 # undefined symbols (nm -u).
 set -u
-[ "${PHASE:-judge}" = judge ] || exit 0 # reads the submission's objects: the judge's job
+[ "${PHASE:-run}" = judge ] || exit 0 # reads the submission's objects: the judge's job
 status=0
 for o in "$@"; do
     if [ ! -f "$o" ]; then

@@ -14,7 +14,7 @@ set -u
 prog=$1 n=$2 b=$3
 shift 3
 flags="--preset tiny --data $FIXTURE_TRAIN --val none --steps ${STEPS:-8} --lr 1e-2 --log-every 1000 --seed 3 $*"
-case $PHASE in
+case ${PHASE:-run} in
 run)
     # shellcheck disable=SC2086
     launch "$n" sub.log "$prog" $flags ${SUB_EXTRA:-} --batch "$b" --dump sub.st

@@ -56,6 +56,22 @@ if grep -q 'signal 11 (SEGV)' "$TMP/g" && $REPORT --validate "$TMP/crash.json" >
 else
     fail "crashing submission: $(grep -E 'FAIL|Score' "$TMP/g" | head -n 4)"
 fi
+# The maximum is the machine's, never the submission's: a GPU-only check is skipped (0/0) where
+# there is no GPU whatever the submission did (a build failure counted it: 130 against 110).
+mkdir -p "$TMP/ctorcrash/01-trainer"
+cp solutions/01-trainer/* "$TMP/ctorcrash/01-trainer/"
+echo '__attribute__((constructor)) static void crash_first(void) { *(volatile int *)0 = 1; }' >>"$TMP/ctorcrash/01-trainer/linear.c"
+maxima=""
+for sub in solutions "$TMP/ctorcrash" "$TMP/broken"; do
+    grading/grade 01 --submission "$sub" --only device,adamw >"$TMP/g" 2>&1
+    maxima="$maxima $(sed -n 's|^Score: [0-9]*/\([0-9]*\).*|\1|p' "$TMP/g")"
+done
+set -- $maxima
+if [ $# = 3 ] && [ "$1" = "$2" ] && [ "$1" = "$3" ]; then
+    pass "the reference, a submission that crashes before main and one that does not build have the same maximum ($1) on the GPU-only check and another"
+else
+    fail "the maximum depends on the submission: reference, crash, build failure:$maxima"
+fi
 start=$(date +%s)
 grading/grade 01 --submission "$TMP/hang" --timeout 3 --format gradescope --out "$TMP/hang.json" >"$TMP/g" 2>&1
 took=$(($(date +%s) - start))
@@ -106,11 +122,10 @@ cp -R "$TMP/broken/." "$TMP/class/carol/lessons/"
 cp -R solutions/. "$TMP/class/dave/"
 echo "garbage" >"$TMP/class/alice/lessons/01-trainer/model.c" # not a student file: must be ignored
 grading/grade-all "$TMP/class" --lessons "01" --out "$TMP/grades.csv" >"$TMP/ga" 2>&1
-# carol's code does not build: every check scores 0 of its points, the GPU-only one (20) included,
-# since nothing ran to say SKIPPED; the others' totals leave it out where there is no GPU
+# carol's code does not build: every check scores 0 of its points; the GPU-only one (20) counts
+# for her exactly as for everyone else (skipped 0/0 where there is no GPU)
 T=${T01:-0}
-C=$((T + 20))
-[ -n "$(command -v nvidia-smi)" ] && C=$T
+C=$T
 if [ "$(wc -l <"$TMP/grades.csv")" = 5 ] && grep -q "^\"alice\",$T,$T,0,$T,\"the reference 100% (L01); dave 100% (L01)[^\"]*\",\"copied: " "$TMP/grades.csv" &&
     grep -q "^\"bob\",0,$T,0,0,\"\",\"\"\$" "$TMP/grades.csv" && grep -q "^\"carol\",0,$C,0,0," "$TMP/grades.csv" &&
     grep -q "^\"dave\",$T,$T,0,$T,\"[^\"]*\",\"copied: " "$TMP/grades.csv"; then
@@ -203,4 +218,54 @@ if [ $rc = 0 ] && [ "$(grep -c ': OK' "$TMP/g")" = 2 ] && grep -q '^Score: 30/30
     pass "--only grades just the named checks, and names a check that does not exist"
 else
     fail "--only: exit $rc/$rc2, $(tail -n 2 "$TMP/g" "$TMP/g2" | tr '\n' ' ')"
+fi
+
+# A limit inherited from the instructor's shell, lower than the sandbox's: each of the five the
+# sandbox sets applies (said in one line) and grading goes on; below what grading needs, one line
+# and exit 2. Before, the sandbox's prlimit failed as a user ("failed to set the AS resource
+# limit"): every submission "did not compile", exit 1.
+for lim in "as 3072000000 1000000000 address" "cpu 300 30 CPU" "fsize 100000000 10000000 file" "nofile 512 100 open" "nproc 300 100 processes"; do
+    set -- $lim
+    prlimit "--$1=$2" grading/grade 01 --submission solutions --only adamw >"$TMP/g" 2>&1
+    rc=$?
+    prlimit "--$1=$3" grading/grade 01 --submission solutions --only adamw >"$TMP/g2" 2>&1
+    rc2=$?
+    if [ $rc = 0 ] && [ "$(grep -c "limit on $4.*below the sandbox's.*applies" "$TMP/g")" = 1 ] && grep -q '^Score: 20/20' "$TMP/g" &&
+        [ $rc2 = 2 ] && [ "$(wc -l <"$TMP/g2")" = 1 ] && grep -q "limit on $4.*that grading needs" "$TMP/g2"; then
+        pass "an inherited $1 limit: $2 applies, said once, full marks; $3 is refused in one line, exit 2"
+    else
+        fail "inherited $1 limit: exit $rc ($(grep -E 'limit|Score' "$TMP/g" | tr '\n' ' ')), at $3 exit $rc2 ($(head -n 2 "$TMP/g2" | tr '\n' ' '))"
+    fi
+done
+# The build runs in the sandbox under it too: the skeleton builds (and scores 0), it does not "not compile".
+prlimit --as=3072000000 grading/grade 01 --only adamw >"$TMP/g" 2>&1
+rc=$?
+if [ $rc = 1 ] && ! grep -q 'does not compile' "$TMP/g" && grep -q '^Score: 0/20' "$TMP/g"; then
+    pass "under an inherited 2.9 GB address-space limit the skeleton builds in the sandbox and scores 0"
+else
+    fail "skeleton under an address-space limit: exit $rc, $(grep -E 'compile|FAIL|Score' "$TMP/g" | head -n 3 | tr '\n' ' ')"
+fi
+
+# What a run gets of the grader: no variable naming the phase (PHASE, CK_PHASE, RUN_DIR), no
+# descriptor but 0, 1 and 2 (fd 3 was the grader's own output: a run wrote forged lines into it),
+# and a scratch of its own: every earlier check's scratch is gone by then (the disk quota holds per
+# run, not per grade).
+mkdir -p "$TMP/reach"
+cat >"$TMP/reach/01.sh" <<'EOS'
+for k in 1 2 3; do
+check reach$k 5 30 "what the run sees" -- sh -c 'case ${PHASE:-run} in
+run) env >env.txt; ls /proc/self/fd >fds.txt; ls "$GRADING" >grading.txt; head -c 50000000 /dev/zero >big ;;
+judge) grep -E "^(PHASE|CK_PHASE|RUN_DIR)=" "$RUN_DIR/env.txt" && exit 1
+    echo "descriptors: $(tr "\n" " " <"$RUN_DIR/fds.txt")"; [ "$(tr "\n" " " <"$RUN_DIR/fds.txt")" = "0 1 2 3 " ] || exit 1
+    echo "of grading/: $(tr "\n" " " <"$RUN_DIR/grading.txt")"; [ "$(tr "\n" " " <"$RUN_DIR/grading.txt")" = "lessons mpirun " ] || exit 1
+    echo "scratches: $(ls "$(dirname "$RUN_DIR")" | tr "\n" " ")"; [ "$(ls "$(dirname "$RUN_DIR")")" = "$(basename "$RUN_DIR")" ] ;;
+esac'
+done
+EOS
+grading/grade 01 --submission solutions --checks "$TMP/reach" 5>"$TMP/fd5" >"$TMP/g" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q '^Score: 15/15' "$TMP/g"; then
+    pass "a run sees no variable naming its phase, no descriptor of the grader's, of grading/ only the scripts and mpirun, and no earlier check's scratch (each freed once decided)"
+else
+    fail "what a run sees: exit $rc, $(grep -vE '^==' "$TMP/g" | head -n 12 | tr '\n' ' ')"
 fi
