@@ -28,7 +28,7 @@ switched() {
 
 # the run: check04 ring_small on 3 ranks through the switch, its tape in TMP/t
 mkdir -p "$TMP/t"
-if ! switched "$TMP/log" env CK_PHASE=run CK_TAPE_DIR="$TMP/t" "$MPIRUN" -np 3 "$CHECK" ring_small >"$TMP/run.out" 2>&1; then
+if ! switched "$TMP/log" env CK_TAPE_DIR="$TMP/t" "$MPIRUN" -np 3 "$CHECK" ring_small >"$TMP/run.out" 2>&1; then
     fail "switch_evidence: the run through the switch failed: $(tail -n 3 "$TMP/run.out")"
     exit 0
 fi
