@@ -35,8 +35,19 @@ static size_t utf8_len(const unsigned char *p, size_t n) {
     return len;
 }
 
+/* A multi-byte character that is a control all the same: C1 controls (U+0080-U+009F: U+009B is
+ * CSI and U+009D OSC to a terminal that takes 8-bit controls, U+0085 a line break), the line and
+ * paragraph separators U+2028/U+2029 (a line break to many viewers) and the bidirectional controls
+ * U+202A-U+202E, U+2066-U+2069 (they reorder what is shown). Same rule as safe_text.h. */
+static int unsafe_char(const unsigned char *p, size_t len) {
+    if (len == 2) return p[0] == 0xC2 && p[1] <= 0x9F;
+    if (len == 3 && p[0] == 0xE2 && p[1] == 0x80) return p[2] >= 0xA8 && p[2] <= 0xAE;
+    if (len == 3 && p[0] == 0xE2 && p[1] == 0x81) return p[2] >= 0xA6 && p[2] <= 0xA9;
+    return 0;
+}
+
 /* Valid UTF-8 with no control characters but newline and tab: invalid bytes become U+FFFD,
- * controls (escape sequences, NUL, carriage returns, DEL) become '?'. */
+ * controls (escape sequences, NUL, carriage returns, DEL, and those of unsafe_char) become '?'. */
 static char *sanitize(const unsigned char *in, size_t n) {
     char *out = malloc(3 * n + 1), *o = out;
     for (size_t i = 0; i < n;) {
@@ -45,6 +56,8 @@ static char *sanitize(const unsigned char *in, size_t n) {
             memcpy(o, "\xEF\xBF\xBD", 3), o += 3, i++;
         } else if (len == 1 && ((in[i] < 0x20 && in[i] != '\n' && in[i] != '\t') || in[i] == 0x7F)) {
             *o++ = '?', i++;
+        } else if (unsafe_char(in + i, len)) {
+            *o++ = '?', i += len;
         } else {
             memcpy(o, in + i, len), o += len, i += len;
         }

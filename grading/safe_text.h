@@ -28,6 +28,15 @@ static inline size_t safe_utf8_len(const unsigned char *p, size_t n) {
 }
 
 static inline int safe_is_control(unsigned char c) { return (c < 0x20 && c != '\t') || c == 0x7F; }
+/* A multi-byte character that is a control all the same (grading/report.c's unsafe_char): C1
+ * controls U+0080-U+009F (U+009B is CSI to a terminal that takes 8-bit controls), the separators
+ * U+2028/U+2029 and the bidirectional controls U+202A-U+202E, U+2066-U+2069. */
+static inline int safe_is_control_mb(const unsigned char *p, size_t len) {
+    if (len == 2) return p[0] == 0xC2 && p[1] <= 0x9F;
+    if (len == 3 && p[0] == 0xE2 && p[1] == 0x80) return p[2] >= 0xA8 && p[2] <= 0xAE;
+    if (len == 3 && p[0] == 0xE2 && p[1] == 0x81) return p[2] >= 0xA6 && p[2] <= 0xA9;
+    return 0;
+}
 
 /* 1 when s is valid UTF-8 with no control character (tab included: an id has none). */
 static inline int safe_text_is_clean(const char *s) {
@@ -35,7 +44,7 @@ static inline int safe_text_is_clean(const char *s) {
     size_t n = strlen(s);
     for (size_t i = 0; i < n;) {
         size_t len = safe_utf8_len(p + i, n - i);
-        if (len == 0 || (len == 1 && (safe_is_control(p[i]) || p[i] == '\t'))) return 0;
+        if (len == 0 || (len == 1 && (safe_is_control(p[i]) || p[i] == '\t')) || safe_is_control_mb(p + i, len)) return 0;
         i += len;
     }
     return 1;
@@ -51,7 +60,7 @@ static inline char *safe_text(char *out, size_t outlen, const char *in) {
         size_t plen = len;
         if (len == 0)
             piece = "\xEF\xBF\xBD", plen = 3, len = 1;
-        else if (len == 1 && safe_is_control(p[i]))
+        else if ((len == 1 && safe_is_control(p[i])) || safe_is_control_mb(p + i, len))
             piece = "?", plen = 1;
         if (k + plen >= outlen) break;
         memcpy(out + k, piece, plen);
