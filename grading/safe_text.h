@@ -44,7 +44,8 @@ static inline int safe_text_is_clean(const char *s) {
     size_t n = strlen(s);
     for (size_t i = 0; i < n;) {
         size_t len = safe_utf8_len(p + i, n - i);
-        if (len == 0 || (len == 1 && (safe_is_control(p[i]) || p[i] == '\t')) || safe_is_control_mb(p + i, len)) return 0;
+        if (len == 0 || (len == 1 && (safe_is_control(p[i]) || p[i] == '\t')) || safe_is_control_mb(p + i, len))
+            return 0;
         i += len;
     }
     return 1;

@@ -129,8 +129,10 @@ void ring_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
         }
         memcpy(res + off, part, len * sizeof(float));
         if (op == REDOP_AVG) {
-            if (ch == r) ops_scale(coll->ops, res + off, 1.0f / (float)N, len);
-            else for (size_t e = 0; e < len; e++) res[off + e] *= 1.0f / (float)N;
+            if (ch == r)
+                ops_scale(coll->ops, res + off, 1.0f / (float)N, len);
+            else
+                for (size_t e = 0; e < len; e++) res[off + e] *= 1.0f / (float)N;
         }
     }
     memcpy(buf, res, count * sizeof(float));
