@@ -108,7 +108,7 @@ ifneq ($(SANITIZE),)
 DPC_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 override CFLAGS := $(DPC_CFLAGS)$(if $(USER_CFLAGS), $(USER_CFLAGS))
-NVCCFLAGS := -O2 -g -std=c++17 -Icommon -Xcompiler -Wall,-Wextra,-Werror \
+NVCCFLAGS := -O2 -g -std=c++17 -MMD -MP -Icommon -Xcompiler -Wall,-Wextra,-Werror \
 	-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
 	-gencode arch=compute_90,code=compute_90
 override LDLIBS := $(BLAS_LIBS) -lcjson $(CUDA_LIBS) -lm -lpthread$(if $(USER_LDLIBS), $(USER_LDLIBS))

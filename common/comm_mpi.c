@@ -56,10 +56,21 @@ static staged_t stage(const comm_t *c, const void *p, size_t bytes, int copy_in)
     return s;
 }
 
-/* Finish a staged buffer: with copy_out, its host contents go back to the device. */
+/* Finish a staged buffer: with copy_out, its host contents go back to the device, and are there
+ * when this returns. cudaMemcpy alone does not promise that: from pageable memory it may return
+ * once the bytes are in the driver's staging buffer, and a kernel on a non-blocking stream (the ops
+ * context's) does not wait for the legacy stream's copy. On an H200 the ring's next kernel read the
+ * old contents (tests/gpu/check.sh, bench_allreduce on device buffers). So: on the comm's stream,
+ * or the whole device without one, then wait. */
 static void unstage(const comm_t *c, staged_t *s, int copy_out) {
     if (!s->dev) return;
-    if (copy_out && cudaMemcpy(s->dev, s->host, s->bytes, cudaMemcpyHostToDevice) != cudaSuccess)
+    cudaStream_t st = (cudaStream_t)c->stream;
+    /* and not before the work queued on the buffer is done with it: a parameter server receives
+     * each worker's gradient into one buffer while the kernel adding the last one may still read
+     * it (on the comm's stream the copy waits its turn; without one, wait for the device) */
+    if (copy_out && !st) stage_sync(c);
+    if (copy_out && (cudaMemcpyAsync(s->dev, s->host, s->bytes, cudaMemcpyHostToDevice, st) != cudaSuccess ||
+                     (st ? cudaStreamSynchronize(st) : cudaDeviceSynchronize()) != cudaSuccess))
         dp_fatal("rank %d: copying a received buffer to the device failed", c->rank);
     free(s->host);
     s->dev = NULL;

@@ -3,6 +3,10 @@ C="$PROGS/grading/check08"
 # bf16 against bf16: tests/sh/mixed_precision.sh derives these from bf16's unit roundoff u = 2^-8
 # (losses u, gradients 4u normwise, parameters 4u relative + 2·lr for AdamW's near-ties)
 BF16_TOL="--loss-rtol 0.00390625 --grad-rtol 0.015625 --param-rtol 0.015625 --param-atol 0.02"
+# On a GPU (DP_DEVICE=cuda, tests/gpu/check.sh) the GEMMs also round the activations to bf16, which
+# the CPU's emulation does not: more near-ties flip, and AdamW moves each by up to lr a step. The
+# reference solution on an H200 landed 0.026 off at one element of 1024 (1.3 of 2·lr): 4·lr there.
+[ "${DP_DEVICE:-cpu}" = cpu ] || BF16_TOL="${BF16_TOL% 0.02} 0.04"
 check layout 10 60 "shard layout: c = ceil(n/N), padding at the end" -- "$C" layout
 check collect 15 120 "gather, reduce-scatter and global-norm clip on 2, 3 and 4 ranks" -- sh -c "\"$MPIRUN\" -np 2 \"$C\" collect && \"$MPIRUN\" -np 3 \"$C\" collect && \"$MPIRUN\" -np 4 \"$C\" collect"
 check ranks1_2 10 120 "1 and 2 ranks: equivalent to the reference, FSDP traffic" -- sh -c "sh \"$GRADING/lessons/08-train.sh\" 1 --clip 0 && sh \"$GRADING/lessons/08-train.sh\" 2 --clip 0"

@@ -96,6 +96,11 @@ ln -sf "$(basename "$orterun")" "$SYS/bin/mpirun"
 ln -sf "$(basename "$orterun")" "$SYS/bin/mpiexec"
 nm=$(command -v nm) || die "nm (binutils) not found: 'make deps' installs build-essential"
 cp -L "$nm" "$SYS/bin/nm" && add_deps "$nm" || exit 1
+# bubblewrap, so that the grader's sandbox isolates files there too (without it: unshare only).
+# Its libraries (libselinux, libcap) are not carried: every Debian and Ubuntu has them, and the
+# selftest would hide this machine's copies from coreutils too; where they are missing, the
+# sandbox's trial run of bwrap fails and it uses unshare.
+if bwrap=$(command -v bwrap); then cp -L "$bwrap" "$SYS/bin/bwrap" || exit 1; fi
 
 n_comp=0
 for c in "$MPI_PKGLIBDIR"/*.so; do

@@ -121,6 +121,7 @@ if "$B/solutions/01-trainer/train" --model gpt-tiny --data "$FIX" --val none --b
         pass "bf16 --stats on $DEV: params/master/grads/optim $1/$2/$3/$4 B/param, emulation $5 B/param ($6 bytes of GEMM scratch)"
     else
         fail "bf16 --stats on $DEV: params/master/grads/optim $1/$2/$3/$4 B/param (want 2/4/2/8), emulation $6 bytes above 6 per parameter (want > 0: the GEMM scratch)"
+        tr -d ' \n' <"$T/stats.json" | grep -o '"mem_bytes":{[^}]*}' # the books, for the log
     fi
 else
     fail "bf16 --stats run on $DEV: $(tail -n 2 "$T/stats.log" | tr '\n' ' ')"
