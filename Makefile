@@ -32,6 +32,7 @@
 #   make SANITIZE=thread              a ThreadSanitizer build into build-tsan/
 #   make test-sanitize  the reference's tests and graders under ASan+UBSan, the DDP and FSDP
 #                       trainers under TSan; fails on any report (tests/sanitize.sh)
+#   make test-bugs      the whole seeded-bug catalogue (make test grades a representative third)
 #   make test-bugs-sanitize  the seeded-bug catalogue graded under ASan+UBSan: a report whose top
 #                       frame is outside the student's files fails (tests/bugs/sanitize.sh)
 #
@@ -63,7 +64,7 @@ CONFIG := $(O)/config.mk
 # A student release (make student-release) has no tests/ (they carry the reference's code): there
 # every test goal prints one line and fails (below).
 HAVE_TESTS := $(wildcard tests/tests.mk)
-TEST_GOALS := test test-site test-build test-hostile test-sanitize test-bugs-sanitize test-load test-equiv-sweep test-release test-quiz gpu-bundle
+TEST_GOALS := test test-site test-build test-hostile test-bugs test-sanitize test-bugs-sanitize test-load test-equiv-sweep test-release test-quiz gpu-bundle
 NOPROBE_GOALS := deps clean help site test-site skeletons format format-check test demo test-sanitize test-bugs-sanitize student-release $(if $(HAVE_TESTS),,$(TEST_GOALS))
 PROBE := $(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all))
 ifneq ($(PROBE),)
@@ -342,7 +343,7 @@ include tests/tests.mk
 endif
 
 # ---- top-level targets --------------------------------------------------------------------------
-.PHONY: all sub deps demo test test-hostile grade bench skeletons student-release format format-check compdb clean help FORCE
+.PHONY: all sub deps demo test test-hostile test-bugs grade bench skeletons student-release format format-check compdb clean help FORCE
 
 # demo and test work as the first command on a fresh machine: install what is missing, then build.
 ifneq ($(HAVE_TESTS),)
@@ -354,6 +355,10 @@ test-hostile:
 	@sh common/mk/deps.sh
 	@$(MAKE) --no-print-directory -s grader-ready
 	@sh tests/hostile/check.sh
+test-bugs:
+	@sh common/mk/deps.sh
+	@$(MAKE) --no-print-directory -s grader-ready
+	@BUGS_CASES=all TESTS=bugs- sh tests/run
 else
 # Non-zero: a test goal that checked nothing must not pass for one (make test && hand-in, a CI job).
 $(TEST_GOALS):

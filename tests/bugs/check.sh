@@ -1,5 +1,6 @@
 #!/bin/sh
-# tests/bugs/check.sh LESSON... — every seeded bug of the catalogue must be caught.
+# tests/bugs/check.sh LESSON|LESSON/BUG... — every seeded bug of the catalogue must be caught
+# (a lesson's whole catalogue, or single bugs by name: 06/sync-every-micro-step).
 #
 # tests/bugs/NN/<bug>.patch is a realistic mistake in the student files of lesson NN, as a patch
 # against the reference solution, headed by the message the grader must print for it:
@@ -23,6 +24,10 @@ check_one() {
     p=$1
     L=$(basename "$(dirname "$p")")
     bug=$(basename "$p" .patch)
+    if [ ! -f "$p" ]; then
+        echo "FAIL bug $L/$bug: no such bug in the catalogue (tests/bugs/$L/$bug.patch; a subset names one that is gone?)"
+        return 1
+    fi
     expect=$(sed -n 's/^# expect: //p' "$p")
     only=$(sed -n 's/^# checks: //p' "$p") # optional: grade only these checks (the ones the bug is about)
     sub=$(mktemp -d "${TMPDIR:-/tmp}/dpc-bug.XXXXXX")
@@ -86,7 +91,10 @@ fi
 out=$(mktemp -d "${TMPDIR:-/tmp}/dpc-bugs.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 for L in "$@"; do
-    for p in "$ROOT"/tests/bugs/"$L"/*.patch; do [ -f "$p" ] && echo "$p"; done
+    case $L in
+    */*) echo "$ROOT/tests/bugs/$L.patch" ;; # one bug, NN/name (tests/run's subset)
+    *) for p in "$ROOT"/tests/bugs/"$L"/*.patch; do [ -f "$p" ] && echo "$p"; done ;;
+    esac
 done | awk -v out="$out" '{ printf "%s %s/%04d\n", $0, out, NR }' |
     xargs -n 2 -P "${BUG_JOBS:-2}" sh -c 'sh "$0" --one "$1" >"$2" 2>&1' "$0"
 status=0
