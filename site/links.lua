@@ -2,7 +2,8 @@
 -- A page is the Markdown file at the same path with .html; any other file of the course is a page of
 -- its own at PATH.html (its text, highlighted). Inline code that names a file of the course, e.g.
 -- `ring.c` in lesson 04 or `common/rng.h`, becomes such a link too. Every file linked is appended to
--- $SITE_LINKED so that build.sh renders it; a link to a plot under out/ goes to plots.html.
+-- $SITE_LINKED so that build.sh renders it; a link to a plot under out/ (or `out/NAME.png` in inline
+-- code) goes to its figure on plots.html.
 local src = PANDOC_STATE.input_files[1] or ""
 local srcdir = src:match("^(.*)/[^/]*$") or ""
 local root = os.getenv("SITE_ROOT_REL") or ""
@@ -36,8 +37,14 @@ local function record(path)
     f:close()
 end
 
+-- A plot's figure on plots.html: the id site/build.sh's plot_id gives out/PATH.png
+local function plot_anchor(path)
+    return "#plot-" .. path:gsub("[^%w-]", "-")
+end
+
 -- The site path of a course file (relative to the site root), or nil when it is not one.
 local function site_path(path)
+    if path:match("^out/.*%.png$") then return "plots.html" .. plot_anchor(path) end
     if path:match("^out/") then return "plots.html" end
     if not exists(path) and exists(path .. "/README.md") then path = path .. "/README.md" end
     if not exists(path) then return nil end
@@ -53,7 +60,7 @@ local function resolve(target)
     if not full or full == "" then return nil end
     local p = site_path(full:gsub("/$", ""))
     if not p then return nil end
-    if p == "plots.html" then anchor = "" end
+    if p:match("^plots%.html") then anchor = "" end
     return root .. p .. anchor
 end
 
@@ -83,6 +90,8 @@ local function Code(el)
     if el.classes:includes("nolink") then return nil end
     local s = el.text
     if not s:match("^[%w_./-]+%.[%a]+$") then return nil end
+    -- a plot the text names (`out/scaling/scaling.png`) links to its figure, except on the plots page
+    if s:match("^out/.*%.png$") and src ~= "plots.md" then return pandoc.Link({el}, root .. site_path(s)) end
     if not (s:match("%.[ch]$") or s:match("%.cu$") or s:match("%.sh$") or s:match("%.mk$") or s:match("%.py$")
             or s:match("%.md$")) then
         return nil

@@ -4,10 +4,13 @@
 # sidebar, pager and ASCII diagram in <pre>; a reference solution with highlighted C; TeX math as
 # MathML that Chromium lays out (a fixture page rendered by the site's own pipeline: the lesson texts
 # write their formulas as Unicode in code). (b) No broken internal link or #anchor anywhere
-# (tests/site/links.sh). (c) Quizzes answered in the page give the same per-question verdicts, score
-# and report as grading/quiz, for four lessons, with a correct and a partly wrong answers file. The
-# math, link and quiz checks are also shown to fail (a page without MathML, a broken link and anchor
-# in a copy, another student's page).
+# (tests/site/links.sh). (c) Every table whole: rows as wide as the table, no stray backtick
+# (tests/site/html_tables.sh). (d) The plots page: every plot the scripts draw (tests/site/plot_list.sh),
+# made up as 1-pixel PNGs in a scratch out/, is a captioned figure there; with none drawn, each figure
+# gives its command. (e) Quizzes answered in the page give the same per-question verdicts, score and
+# report as grading/quiz, for four lessons, with a correct and a partly wrong answers file. Each check
+# is also shown to fail: a page without MathML, a broken link and anchor in a copy, a table cut by a |
+# inside code, a plot removed from the plots page and a caption removed, another student's page.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
@@ -74,7 +77,76 @@ if grep -q 'broken link ../../solutions/04-ring-allreduce/rong.c.html' "$WORK/br
     ok "the link check catches a broken link and a broken anchor"
 else bad "the link check missed a broken link or anchor: $(cat "$WORK/broken.txt")"; fi
 
-# (c) quizzes in the page against grading/quiz
+# (c) tables: every row of every page as wide as its table, no stray backtick (a code span cut by a |);
+# a page rendered by the site's pipeline from a table with a | inside code is caught
+if sh tests/site/html_tables.sh "$SITE" >"$WORK/tables.txt"; then ok "tables: $(tail -n 1 "$WORK/tables.txt")"; else
+    bad "broken tables (tests/site/md_tables.sh names the source lines):"; sed 's/^/    /' "$WORK/tables.txt" | head -n 20; fi
+printf '# Cost\n\n| algorithm | bytes | time |\n|---|---|---|\n| ring | `|g|/N` | `2(N−1)/N·|g|/β` |\n' >"$WORK/site/brokentable.md"
+(cd "$WORK/site" && sh "$ROOT/site/build.sh" --page "$WORK/site" brokentable.md)
+if ! sh tests/site/html_tables.sh "$WORK/site/brokentable.html" >"$WORK/tables.txt" &&
+    grep -q 'brokentable.html: table 1, row 2: cell 2 shows a stray backtick' "$WORK/tables.txt"; then
+    ok "the table check catches a table cut by a | inside code"
+else bad "the table check passes a table cut by a | inside code: $(cat "$WORK/tables.txt")"; fi
+
+# (d) plots: with every plot the scripts draw present in a made-up out/ (tests/site/plot_list.sh finds
+# them in the scripts, 1-pixel PNGs here), the plots page shows each as a captioned figure; with none,
+# each figure gives the command that draws it instead
+figures() { # PAGE -> one line per <figure>: id, img src (or -), caption 0/1, "not drawn" text 0/1
+    awk 'BEGIN { RS = "<" }
+        /^figure[ >]/ { id = "-"; if (match($0, /id="[^"]*"/)) id = substr($0, RSTART + 4, RLENGTH - 5); src = "-"; cap = 0; nd = 0; on = 1 }
+        on && /^img[ >]/ && match($0, /src="[^"]*"/) { src = substr($0, RSTART + 5, RLENGTH - 6) }
+        on && /^figcaption[ >]/ { cap = 1 }
+        on && /Not drawn yet:/ { nd = 1 }
+        /^\/figure>/ && on { print id, src, cap, nd; on = 0 }' "$1"
+}
+check_plots() { # PAGE SITE DRAWN(1|0) -> the plots the page lacks, one a line
+    figures "$1" >"$WORK/figures.txt"
+    while read -r p; do
+        id=plot-$(printf '%s' "$p" | sed 's/[^A-Za-z0-9-]/-/g') rel=${p#out/}
+        line=$(awk -v id="$id" '$1 == id' "$WORK/figures.txt")
+        if [ -z "$line" ]; then echo "$p: no figure #$id"; continue; fi
+        set -- $line
+        [ "$3" = 1 ] || echo "$p: a figure without a caption"
+        if [ "$DRAWN" = 1 ]; then
+            [ "$2" = "plots/$rel" ] && cmp -s "$SITE_DIR/plots/$rel" "$WORK/out/$rel" || echo "$p: not shown (img ${2})"
+        else
+            [ "$4" = 1 ] || echo "$p: not drawn, and no command given"
+        fi
+    done <"$WORK/plots.list"
+    awk '$3 == 0 { print "figure #" $1 ": no caption" }' "$WORK/figures.txt"
+}
+sh tests/site/plot_list.sh >"$WORK/plots.list"
+nplots=$(grep -c . "$WORK/plots.list")
+png=iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==
+while read -r p; do
+    mkdir -p "$WORK/$(dirname "$p")"
+    { echo "$png" | base64 -d; echo "$p"; } >"$WORK/$p" # each file its own bytes
+done <"$WORK/plots.list"
+SITE_DIR=$WORK/site
+sh site/build.sh --plots "$WORK/site" "$WORK/out" || bad "site/build.sh --plots failed"
+dom "file://$WORK/site/plots.html" >"$WORK/plots.html"
+DRAWN=1 check_plots "$WORK/plots.html" >"$WORK/plots.missing"
+if [ "$nplots" -gt 0 ] && [ ! -s "$WORK/plots.missing" ] && ! has "$WORK/plots.html" 'Not drawn yet'; then
+    ok "plots: all $nplots plots the scripts draw are on the plots page, each a captioned figure"
+else bad "plots: of $nplots plots the scripts draw (tests/site/plot_list.sh): $(head -n 8 "$WORK/plots.missing" | tr '\n' ';')"; fi
+mkdir -p "$WORK/empty"
+sh site/build.sh --plots "$WORK/site" "$WORK/empty" || bad "site/build.sh --plots failed"
+dom "file://$WORK/site/plots.html" >"$WORK/plots.html"
+DRAWN=0 check_plots "$WORK/plots.html" >"$WORK/plots.missing"
+if [ "$nplots" -gt 0 ] && [ ! -s "$WORK/plots.missing" ] && ! has "$WORK/plots.html" '<img'; then
+    ok "plots: none drawn, each of the $nplots figures gives the command that draws it"
+else bad "plots, none drawn: $(head -n 8 "$WORK/plots.missing" | tr '\n' ';')"; fi
+# planted: one plot gone from the page, one caption gone
+sh site/build.sh --plots "$WORK/site" "$WORK/out" || bad "site/build.sh --plots failed"
+sed -i '/<img src="plots\/demo\/bench\/ddp_buckets.png"/d; /id="plot-out-demo-loss-png"/,/<\/figure>/{/figcaption/d}' "$WORK/site/plots.html"
+dom "file://$WORK/site/plots.html" >"$WORK/plots.html"
+DRAWN=1 check_plots "$WORK/plots.html" >"$WORK/plots.missing"
+if grep -q '^out/demo/bench/ddp_buckets.png: not shown' "$WORK/plots.missing" &&
+    grep -q '^out/demo/loss.png: a figure without a caption' "$WORK/plots.missing"; then
+    ok "the plots check catches a plot missing from the page and a figure without a caption"
+else bad "the plots check missed a planted defect: $(tr '\n' ';' <"$WORK/plots.missing")"; fi
+
+# (e) quizzes in the page against grading/quiz
 make -s quiz >/dev/null || { bad "make quiz failed"; exit 1; }
 QUIZ=${O:-build}/grading/quiz
 in_page() { # lesson student answers-file -> $WORK/page.html
