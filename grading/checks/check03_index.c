@@ -58,15 +58,16 @@
 /* How the call ended (the run's record; the judge's verdict rests on the counts as much). */
 enum { RETURNED, EXITED, SIGNALLED, PAST_N, AT_CAP, STALLED, NO_SETUP };
 enum { HOW, CODE, FAULT_ACC, FAULT_IN, MILLIS, SETUP_STEP, NSTATUS };
-static const char *const setup_steps[] = {"", "memfd_create", "ftruncate", "mmap of the buffers",
-                                          "reserving 16 GiB of address space", "mapping the views",
-                                          "fork"};
+static const char *const setup_steps[] = {
+    "",    "memfd_create", "ftruncate", "mmap of the buffers", "reserving 16 GiB of address space", "mapping the views",
+    "fork"};
 
-/* What the child tells this process beyond its exit status (a shared page). */
+/* What the child tells this process beyond its exit status (a shared page). It is the child's to
+ * write, so nothing in it decides more than the counts allow: a forged "returned" still needs every
+ * count right. Whether the views could be made is this process's own finding, before any fork. */
 typedef struct {
     volatile int returned;
-    volatile int setup_step, setup_errno;
-    volatile uintptr_t acc, in, fault;
+    volatile uintptr_t fault;
 } child_note_t;
 static child_note_t *note; /* the child's signal handler writes it */
 
@@ -82,30 +83,22 @@ static void on_fault(int sig, siginfo_t *si, void *ctx) {
     /* SA_RESETHAND: returning re-runs the access, which now ends the child with the signal */
 }
 
-static _Noreturn void child_fails(int step) {
-    note->setup_step = step;
-    note->setup_errno = errno;
-    _exit(3);
-}
-
 /* A view of `bytes` bytes whose every `period` bytes are the buffer `fd`, between two unmapped
- * guard pages (a step past either end faults instead of writing elsewhere). */
-static char *view(int fd, size_t period, size_t bytes) {
+ * guard pages (a step past either end faults instead of writing elsewhere). NULL with *step set
+ * when the machine refuses. */
+static char *view(int fd, size_t period, size_t bytes, int *step) {
     size_t span = (bytes + PAGE - 1) / PAGE * PAGE;
     char *base = mmap(NULL, span + 2 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (base == MAP_FAILED) child_fails(4);
+    if (base == MAP_FAILED) return *step = 4, NULL;
     for (size_t off = 0; off < span; off += period) {
         size_t len = span - off < period ? span - off : period;
         if (mmap(base + PAGE + off, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
-            child_fails(5);
+            return *step = 5, NULL;
     }
     return base + PAGE;
 }
 
-static _Noreturn void child(int acc_fd, int in_fd) {
-    float *acc = (float *)view(acc_fd, (size_t)ACC_PAGES * PAGE, N * 4);
-    const float *in = (const float *)view(in_fd, (size_t)IN_PAGES * PAGE, N * 4);
-    note->acc = (uintptr_t)acc, note->in = (uintptr_t)in;
+static _Noreturn void child(float *acc, const float *in) {
     /* the larger limit was for the views: the code under test gets 256 MiB beyond them */
     long pages = 0;
     FILE *statm = fopen("/proc/self/statm", "r");
@@ -132,64 +125,68 @@ static double total(const volatile float *c) {
     return t;
 }
 
-static long long element(uintptr_t fault, uintptr_t base) {
-    if (!fault || !base) return LLONG_MIN;
-    return (long long)((intptr_t)(fault - base) / 4);
+static long long element(uintptr_t fault, const float *base) {
+    if (!fault) return LLONG_MIN;
+    return (long long)((intptr_t)(fault - (uintptr_t)base) / 4);
 }
 
-/* The run: fork, watch, tape. Fills st[] and c[] (acc's P floats). */
+/* Watch the child until it ends, passes n, stalls or reaches the cap; stop it. Returns how. */
+static int watch(pid_t pid, const float *acc, int *status) {
+    double t0 = seconds(), moved = t0, last = -1;
+    int how = -1;
+    while (how < 0) {
+        if (waitpid(pid, status, WNOHANG) == pid)
+            return WIFSIGNALED(*status)                                                ? SIGNALLED
+                   : WIFEXITED(*status) && WEXITSTATUS(*status) == 0 && note->returned ? RETURNED
+                                                                                       : EXITED;
+        double t = total(acc), now = seconds();
+        if (t != last) last = t, moved = now;
+        if (t > (double)N)
+            how = PAST_N;
+        else if (now - moved > STALL_S)
+            how = STALLED;
+        else if (now - t0 > CAP_S)
+            how = AT_CAP;
+        else
+            nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, status, 0);
+    return how;
+}
+
+/* The run: map, fork, watch. Fills st[] and c[] (acc's P floats). */
 static void run(long long st[NSTATUS], float *c) {
+    size_t acc_bytes = (size_t)ACC_PAGES * PAGE, in_bytes = (size_t)IN_PAGES * PAGE;
     note = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     int acc_fd = memfd_create("check03-acc", 0), in_fd = memfd_create("check03-in", 0);
     int step = note == MAP_FAILED ? 3 : acc_fd < 0 || in_fd < 0 ? 1 : 0;
-    if (!step && (ftruncate(acc_fd, (off_t)ACC_PAGES * PAGE) || ftruncate(in_fd, (off_t)IN_PAGES * PAGE))) step = 2;
-    float *acc = step ? MAP_FAILED : mmap(NULL, (size_t)ACC_PAGES * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, acc_fd, 0);
-    float *in = step ? MAP_FAILED : mmap(NULL, (size_t)IN_PAGES * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, in_fd, 0);
+    if (!step && (ftruncate(acc_fd, (off_t)acc_bytes) || ftruncate(in_fd, (off_t)in_bytes))) step = 2;
+    float *acc = step ? MAP_FAILED : mmap(NULL, acc_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, acc_fd, 0);
+    float *in = step ? MAP_FAILED : mmap(NULL, in_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, in_fd, 0);
     if (!step && (acc == MAP_FAILED || in == MAP_FAILED)) step = 3;
+    float *acc_view = step ? NULL : (float *)view(acc_fd, acc_bytes, N * 4, &step);
+    const float *in_view = step ? NULL : (const float *)view(in_fd, in_bytes, N * 4, &step);
     pid_t pid = -1;
     if (!step) {
-        for (size_t j = 0; j < (size_t)IN_PAGES * PAGE / 4; j++) in[j] = 1.0f;
+        for (size_t j = 0; j < in_bytes / 4; j++) in[j] = 1.0f;
         fflush(stdout);
         pid = fork();
-        if (pid == 0) child(acc_fd, in_fd);
+        if (pid == 0) child(acc_view, in_view);
         if (pid < 0) step = 6;
     }
     if (step) {
         st[HOW] = NO_SETUP, st[CODE] = errno, st[SETUP_STEP] = step;
         return;
     }
-    double t0 = seconds(), moved = t0, last = -1;
-    int status = 0, how = -1;
-    while (how < 0) {
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid) {
-            how = note->setup_step                                    ? NO_SETUP
-                  : WIFSIGNALED(status)                               ? SIGNALLED
-                  : WIFEXITED(status) && WEXITSTATUS(status) == 0 && note->returned ? RETURNED
-                                                                      : EXITED;
-            break;
-        }
-        double t = total(acc), now = seconds();
-        if (t != last) last = t, moved = now;
-        if (t > (double)N) how = PAST_N;
-        else if (now - moved > STALL_S) how = STALLED;
-        else if (now - t0 > CAP_S) how = AT_CAP;
-        else nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
-    }
-    if (how == PAST_N || how == AT_CAP || how == STALLED) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-    }
+    double t0 = seconds();
+    int status = 0, how = watch(pid, acc, &status);
     st[HOW] = how;
-    st[CODE] = how == SIGNALLED ? WTERMSIG(status) : how == EXITED ? WEXITSTATUS(status) : note->setup_errno;
-    st[SETUP_STEP] = note->setup_step;
-    st[FAULT_ACC] = element(note->fault, note->acc);
-    st[FAULT_IN] = element(note->fault, note->in);
+    st[CODE] = how == SIGNALLED ? WTERMSIG(status) : how == EXITED ? WEXITSTATUS(status) : 0;
+    st[FAULT_ACC] = element(note->fault, acc_view);
+    st[FAULT_IN] = element(note->fault, in_view);
     st[MILLIS] = (long long)((seconds() - t0) * 1000);
     memcpy(c, acc, P * 4);
-    munmap(acc, (size_t)ACC_PAGES * PAGE);
-    munmap(in, (size_t)IN_PAGES * PAGE);
-    close(acc_fd), close(in_fd);
 }
 
 /* How often a call that adds every index of [0, m) once adds acc's float j. */
@@ -252,8 +249,9 @@ static int judge(const long long st[NSTATUS], const float *c) {
         exit(75);
     }
     const char *stopped = "";
-    if (T == n % TWO32) stopped = ": exactly n mod 2^32, so n was cut to 32 bits on the way ((int)n, or n kept in an "
-                                  "int or unsigned)";
+    if (T == n % TWO32)
+        stopped = ": exactly n mod 2^32, so n was cut to 32 bits on the way ((int)n, or n kept in an "
+                  "int or unsigned)";
     else if (T == (unsigned long long)INT_MAX || T == (unsigned long long)INT_MAX + 1)
         stopped = ": the end of a 32-bit int (2^31 - 1)";
     if (st[HOW] == SIGNALLED) {
@@ -262,11 +260,11 @@ static int judge(const long long st[NSTATUS], const float *c) {
         long long at = in_side ? fi : fa;
         char where[160] = "";
         if (at != LLONG_MIN)
-            snprintf(where, sizeof where, " at %s[%lld]%s", in_side ? "in" : "acc", at,
+            snprintf(where, sizeof where, ", at %s[%lld]%s", in_side ? "in" : "acc", at,
                      at < 0 ? ", a negative index (a 32-bit int index past 2^31 - 1 turns negative)" : "");
-        printf("FAIL: with n = 2^32 + 1001 = %llu, your reduce_add_cpu crashed (signal %lld, %s)%s after adding "
-               "%llu elements. Index and count in size_t, like n\n",
-               n, st[CODE], strsignal((int)st[CODE]), where, T);
+        printf("FAIL: with n = 2^32 + 1001 = %llu, your reduce_add_cpu crashed (signal %lld, %s) after adding %llu "
+               "elements%s. Index and count in size_t, like n\n",
+               n, st[CODE], strsignal((int)st[CODE]), T, where);
         return 1;
     }
     if (st[HOW] == EXITED) {
