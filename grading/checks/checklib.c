@@ -149,6 +149,8 @@ bool ck_tape_ends_here(void) {
 
 bool ck_recording(void) { return tape.phase == TAPE_RUN; }
 
+bool ck_judging(void) { return tape.phase == TAPE_JUDGE; }
+
 int ck_main(int argc, char **argv, const ck_entry_t *checks) {
     if (argc == 2)
         for (const ck_entry_t *c = checks; c->name; c++)

@@ -50,6 +50,10 @@ bool ck_tape_ends_here(void);
 /* Run phase: the code under test's results are only being recorded, nothing this process decides
  * counts — a check may skip its costly oracle here (the judge computes it). False in other phases. */
 bool ck_recording(void);
+/* Judge phase: every result the check tapes will be replaced by the run's, so a check may skip the
+ * work that produces them — one that cannot be repeated here (check03_index maps 32 GiB of address
+ * space, beyond the judge's limit; its results come from the run only). False in other phases. */
+bool ck_judging(void);
 
 /* The grader's switch (grading/switch, grading/README.md "Security model"): in the judge phase
  * of a launched job, when the grader passes DPC_SWITCH_LOG (the switch's log of the run) and
