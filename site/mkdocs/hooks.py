@@ -1,0 +1,73 @@
+"""hooks.py — MkDocs hooks of the course site (site/mkdocs/mkdocs.yml names this file).
+
+The links of the course texts are written for a reader of the repository (`../../common/rng.h`,
+`ring.c` in inline code, `out/demo/loss.png`). While MkDocs renders a page, a Markdown tree step
+rewrites them with course_links.py's rules to the site's pages: a course file to its highlighted
+page, a folder to its README, a plot to its figure on the plots page, and inline code that names a
+course file into a link to its page. It runs before MkDocs' own step that turns .md links into the
+pages' URLs and reports any that go nowhere, so a broken link still shows in the build's log.
+"""
+
+import os
+import posixpath
+import sys
+import xml.etree.ElementTree as etree
+
+from markdown.extensions import Extension
+from markdown.treeprocessors import Treeprocessor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import course_links  # noqa: E402
+
+ROOT = os.environ.get("DPC_ROOT") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_page = {"src": ""}  # the page being rendered (set by on_page_markdown, read by the tree step)
+
+
+def _relative(page, path):
+    """PATH (docs-relative, with an optional #anchor) as a link written in the page at PAGE."""
+    p, sep, anchor = path.partition("#")
+    rel = posixpath.relpath(p, posixpath.dirname(page) or ".")
+    return rel + sep + anchor
+
+
+class CourseLinks(Treeprocessor):
+    def run(self, root):
+        page = _page["src"]
+        self._walk(root, page, in_link=False)
+
+    def _walk(self, parent, page, in_link):
+        for i, child in enumerate(list(parent)):
+            if child.tag == "a":
+                href = child.get("href", "")
+                t = course_links.target(ROOT, page, href)
+                if t:
+                    child.set("href", _relative(page, t))
+                self._walk(child, page, in_link=True)
+            elif child.tag == "pre":
+                continue  # code blocks and diagrams: as written
+            elif child.tag == "code" and not in_link:
+                t = course_links.target(ROOT, page, (child.text or "").strip(), code=True)
+                if t and not (page == "plots.md" and t.startswith("plots.md")):
+                    a = etree.Element("a", {"href": _relative(page, t)})
+                    a.tail, child.tail = child.tail, None
+                    parent.remove(child)
+                    a.append(child)
+                    parent.insert(i, a)
+            else:
+                self._walk(child, page, in_link)
+
+
+class CourseLinksExtension(Extension):
+    def extendMarkdown(self, md):
+        # after the inline step (20) has made <code> and <a>, before MkDocs' relative-path step (0)
+        md.treeprocessors.register(CourseLinks(md), "course_links", 5)
+
+
+def on_config(config):
+    config.markdown_extensions.append(CourseLinksExtension())
+    return config
+
+
+def on_page_markdown(markdown, page, config, files):
+    _page["src"] = page.file.src_uri
+    return markdown
