@@ -6,10 +6,12 @@ rewrites them with course_links.py's rules to the site's pages: a course file to
 page, a folder to its README, a plot to its figure on the plots page, and inline code that names a
 course file into a link to its page. It runs before MkDocs' own step that turns .md links into the
 pages' URLs and reports any that go nowhere, so a broken link still shows in the build's log.
+Before that, a table's \\| inside code (written so for GitHub) becomes the | it stands for.
 """
 
 import os
 import posixpath
+import re
 import sys
 import xml.etree.ElementTree as etree
 
@@ -68,6 +70,28 @@ def on_config(config):
     return config
 
 
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+
+
+def unescape_table_pipes(markdown):
+    """A | inside code in a table cell is written \\| in the texts, for GitHub, whose table rows split
+    on every | before code spans are parsed and which drops the backslash again. Python-Markdown keeps
+    a code span whole and would show the backslash: so, in table rows, \\| inside code becomes |."""
+    out, fence = [], None
+    for line in markdown.split("\n"):
+        m = FENCE.match(line)
+        if fence is None and m:
+            fence = m.group(1)[0] * len(m.group(1))
+        elif fence is not None and line.strip().startswith(fence):
+            fence = None
+        elif fence is None and TABLE_ROW.match(line):
+            line = CODE_SPAN.sub(lambda c: c.group(1) + c.group(2).replace("\\|", "|") + c.group(1), line)
+        out.append(line)
+    return "\n".join(out)
+
+
 def on_page_markdown(markdown, page, config, files):
     _page["src"] = page.file.src_uri
-    return markdown
+    return unescape_table_pipes(markdown)
