@@ -40,7 +40,8 @@ plots_md() { # DOCS FROM: site/build.sh's figures; their captions are Markdown i
 }
 mkdocs_build() { # PY CONFIG OUT LOG: MkDocs, its warnings shown (a link that goes nowhere), the rest in LOG
     "$1" -m mkdocs build -f "$2" -d "$3" >"$4" 2>&1 || { cat "$4" >&2; echo "site: mkdocs build failed" >&2; return 2; }
-    grep -E "^(WARNING|ERROR)" "$4" >&2
+    # (a page built alone links to texts that are not there: its warnings are no news)
+    [ -n "${QUIET_LINKS:-}" ] || grep -E "^(WARNING|ERROR)" "$4" >&2
     find "$3" -name "*.map" -delete # the bundles' source maps serve Material's developers (1.3 MB)
     rm -f "$3/404.html"             # a web server's error page, its links absolute: no use from the disk
 }
@@ -49,7 +50,7 @@ one_page() { # OUT DOCS-WITH-PAGES: a small site with the course's configuration
     PY=$(python_env) || return 2
     assets "$2/docs" || return 2
     sed "s|^  - hooks.py.*|  - $HERE/hooks.py|" "$HERE/mkdocs.yml" >"$2/mkdocs.yml"
-    mkdocs_build "$PY" "$2/mkdocs.yml" "$out" "$2/build.log"
+    QUIET_LINKS=1 mkdocs_build "$PY" "$2/mkdocs.yml" "$out" "$2/build.log"
 }
 
 case ${1:-} in
