@@ -17,13 +17,15 @@ command -v python3 >/dev/null 2>&1 || { echo "site: no python3; make deps instal
 rm -rf "$VENV"
 python3 -m venv "$VENV" 2>"$VENV.log" ||
     { echo "site: python3 -m venv failed ($(tail -n 1 "$VENV.log")); make deps installs python3-venv" >&2; exit 2; }
-echo "site: installing MkDocs into $VENV (once; pins in site/mkdocs/requirements.txt)" >&2
+# one line, finished when pip is: "... done" or why not
+printf 'site: installing MkDocs from PyPI into %s (once; pins in site/mkdocs/requirements.txt) ... ' "$VENV" >&2
 # --only-binary: wheels only, so nothing is compiled; pip's own time-out keeps an offline machine short
 if ! "$VENV/bin/pip" install --quiet --disable-pip-version-check --only-binary :all: --timeout 20 -r "$REQ" >"$VENV.log" 2>&1; then
     rm -rf "$VENV"
-    echo "site: could not install MkDocs from PyPI (offline?): pip install -r site/mkdocs/requirements.txt needs the network once; see $VENV.log" >&2
+    echo "failed: no PyPI (offline?); make site-mkdocs needs the network once (pip's words: $VENV.log)" >&2
     exit 2
 fi
+echo "done" >&2
 cp "$REQ" "$VENV/requirements.txt"
 rm -f "$VENV.log"
 echo "$VENV/bin/python"

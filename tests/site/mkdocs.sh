@@ -6,7 +6,8 @@
 #       in <pre> and a link to the reference ring.c; a reference solution is highlighted C; every text
 #       has a table of contents with every section in it, and an anchor on every heading.
 #   (b) at 390 px, each text, the quiz and the plots page: nothing wider than the viewport outside a
-#       block that scrolls (tests/site/width.js), and every formula drawn by KaTeX.
+#       block that scrolls (tests/site/width.js), every formula drawn by KaTeX, a copy button on
+#       every code block.
 #   (c) search from file://: "reduce-scatter" finds lesson 04 first.
 #   (d) nothing is loaded from the network; no broken internal link or #anchor (tests/site/links.sh).
 #   (e) every table whole, no code showing the \| escape (tests/site/html_tables.sh).
@@ -90,7 +91,8 @@ measured() { # PAGE (in the copy) [WIDTH]: the page with width.js, its <body> at
 }
 : >"$WORK/wide.txt"
 : >"$WORK/math.txt"
-formulas=0
+formulas=0 blocks=0
+: >"$WORK/copy.txt"
 for p in $TEXTS quiz.html plots.html; do
     measured "$p"
     body=$(grep -o '<body[^>]*>' "$WORK/dom.html")
@@ -100,7 +102,13 @@ for p in $TEXTS quiz.html plots.html; do
     formulas=$((formulas + tex))
     [ "$tex" = "$drawn" ] || echo "$p: $drawn of $tex formulas drawn" >>"$WORK/math.txt"
     case $p in lessons/[0-9][0-9]-*) [ "$tex" -gt 0 ] || echo "$p: no formula" >>"$WORK/math.txt" ;; esac
+    pres=$(grep -o '<pre id="__code_' "$WORK/dom.html" | wc -l)
+    copies=$(grep -o 'data-md-type="copy"' "$WORK/dom.html" | wc -l)
+    blocks=$((blocks + pres))
+    [ "$pres" = "$copies" ] || echo "$p: $copies copy buttons for $pres code blocks" >>"$WORK/copy.txt"
 done
+[ ! -s "$WORK/copy.txt" ] && [ "$blocks" -gt 0 ] && ok "a copy button on each of the $blocks code blocks" ||
+    bad "copy buttons: $(head -n 5 "$WORK/copy.txt" | tr '\n' ';')"
 [ ! -s "$WORK/wide.txt" ] && ok "390 px: no page wider than the viewport outside a scrolling block ($(echo "$TEXTS" | wc -l) texts, quiz, plots)" ||
     bad "390 px: $(head -n 5 "$WORK/wide.txt" | tr '\n' ';')"
 [ ! -s "$WORK/math.txt" ] && [ "$formulas" -gt 0 ] && ok "TeX: all $formulas formulas of the texts drawn by KaTeX, every lesson has some" ||
@@ -114,8 +122,11 @@ sed -i '/katex.min.js/d' "$WORK/site/lessons/04-ring-allreduce/index.html"
 measured lessons/04-ring-allreduce/index.html
 grep -q 'data-katex="rendered"' "$WORK/dom.html" && bad "the math check passes a page without KaTeX" ||
     ok "the math check fails on a page without KaTeX"
-cp "$SITE/lessons/05-ddp/index.html" "$WORK/site/lessons/05-ddp/index.html"
-cp "$L04" "$WORK/site/lessons/04-ring-allreduce/index.html"
+sed -i 's/"content.code.copy"/"content.code.nocopy"/' "$WORK/site/lessons/10-limits/index.html"
+measured lessons/10-limits/index.html
+grep -q 'data-md-type="copy"' "$WORK/dom.html" && bad "the copy-button check passes a page without them" ||
+    ok "the copy-button check fails on a page without them"
+for p in lessons/05-ddp/index.html lessons/04-ring-allreduce/index.html lessons/10-limits/index.html; do cp "$SITE/$p" "$WORK/site/$p"; done
 
 # (c) search, from the disk: the first result for "reduce-scatter" is lesson 04
 first_hit() { # SITE -> the first search result's page, relative to the site
