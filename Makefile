@@ -24,7 +24,8 @@
 #                   (grading/README.md, "Handing out the course")
 #   make site       build/site/index.html: the course as a static website (pandoc; quizzes in WebAssembly)
 #   make test-site  the site in headless Chromium: rendering, every link, quizzes as grading/quiz
-#   make site-mkdocs, make test-site-mkdocs  the same site on MkDocs Material (a prototype, issue 28)
+#   make site-mkdocs  build/site-mkdocs/index.html: the same site on MkDocs Material (issue 28's prototype)
+#   make test-site-mkdocs  that site in headless Chromium: test-site's checks, search, phones, contents
 #   make deps       install the Debian packages the course needs
 #   make compdb     write compile_commands.json for editors
 #   make clean      remove build/ (the next make probes again)

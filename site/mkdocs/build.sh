@@ -20,13 +20,14 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 O=${O:-build}
+case $O in /*) B=$O ;; *) B=$ROOT/$O ;; esac # the build folder: the venv and the generated Markdown
 KATEX=${KATEX:-/usr/share/javascript/katex}
 # Material announces its end of life on every build; the note of issue 28 says what that means here
 export NO_MKDOCS_2_WARNING=1 DPC_ROOT="$ROOT"
 
 python_env() { # the venv's python, installing it the first time
     [ -f "$KATEX/katex.min.js" ] || { echo "site: missing: libjs-katex; make deps installs it" >&2; return 2; }
-    sh "$HERE/venv.sh" "$ROOT/$O/mkdocs-venv"
+    sh "$HERE/venv.sh" "$B/mkdocs-venv"
 }
 assets() { # DOCS: what every page loads (KaTeX from Debian, woff2 fonts only: what current browsers read)
     mkdir -p "$1/assets/katex/fonts" || return 2
@@ -80,7 +81,7 @@ for t in clang wasm-ld llvm-ar; do command -v "$t" >/dev/null 2>&1 || missing="$
 PY=$(python_env) || exit 2
 T1=$(date +%s%N)
 
-GEN=$ROOT/$O/mkdocs
+GEN=$B/mkdocs
 rm -rf "$GEN" "$OUT"
 mkdir -p "$GEN/docs" "$OUT" || exit 2
 DOCS=$GEN/docs

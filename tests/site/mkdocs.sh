@@ -69,7 +69,7 @@ toc() { # PAGE -> the sections (h2, h3) missing from its table of contents or wi
 }
 : >"$WORK/toc.txt"
 for p in $TEXTS; do toc "$SITE/$p" | sed "s|^|$p: |" >>"$WORK/toc.txt"; done
-sections=$(cat $(printf "$SITE/%s " $TEXTS) | grep -o '<h[23] id=' | wc -l)
+sections=$(for p in $TEXTS; do grep -o '<h[23] id=' "$SITE/$p"; done | wc -l)
 [ ! -s "$WORK/toc.txt" ] && ok "every text ($(echo "$TEXTS" | wc -l)) has a table of contents with its $sections sections, each heading an anchor" ||
     bad "tables of contents: $(head -n 5 "$WORK/toc.txt" | tr '\n' ';')"
 # planted: a table of contents gone, a heading's anchor gone
