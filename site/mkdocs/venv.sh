@@ -15,6 +15,7 @@ if [ -x "$VENV/bin/python" ] && cmp -s "$REQ" "$VENV/requirements.txt"; then
 fi
 command -v python3 >/dev/null 2>&1 || { echo "site: no python3; make deps installs python3-venv" >&2; exit 2; }
 rm -rf "$VENV"
+mkdir -p "$(dirname "$VENV")" || exit 2
 python3 -m venv "$VENV" 2>"$VENV.log" ||
     { echo "site: python3 -m venv failed ($(tail -n 1 "$VENV.log")); make deps installs python3-venv" >&2; exit 2; }
 # one line, finished when pip is: "... done" or why not
