@@ -24,6 +24,8 @@
 #                   (grading/README.md, "Handing out the course")
 #   make site       build/site/index.html: the course as a static website (pandoc; quizzes in WebAssembly)
 #   make test-site  the site in headless Chromium: rendering, every link, quizzes as grading/quiz
+#   make site-mkdocs  build/site-mkdocs/index.html: the same site on MkDocs Material (issue 28's prototype)
+#   make test-site-mkdocs  that site in headless Chromium: test-site's checks, search, phones, contents
 #   make deps       install the Debian packages the course needs
 #   make compdb     write compile_commands.json for editors
 #   make clean      remove build/ (the next make probes again)
@@ -64,8 +66,8 @@ CONFIG := $(O)/config.mk
 # A student release (make student-release) has no tests/ (they carry the reference's code): there
 # every test goal prints one line and fails (below).
 HAVE_TESTS := $(wildcard tests/tests.mk)
-TEST_GOALS := test test-site test-build test-hostile test-bugs test-sanitize test-bugs-sanitize test-load test-equiv-sweep test-release test-quiz gpu-bundle
-NOPROBE_GOALS := deps clean help site test-site skeletons format format-check test demo test-sanitize test-bugs-sanitize student-release $(if $(HAVE_TESTS),,$(TEST_GOALS))
+TEST_GOALS := test test-site test-site-mkdocs test-build test-hostile test-bugs test-sanitize test-bugs-sanitize test-load test-equiv-sweep test-release test-quiz gpu-bundle
+NOPROBE_GOALS := deps clean help site test-site site-mkdocs test-site-mkdocs skeletons format format-check test demo test-sanitize test-bugs-sanitize student-release $(if $(HAVE_TESTS),,$(TEST_GOALS))
 PROBE := $(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all))
 ifneq ($(PROBE),)
 -include $(CONFIG)
@@ -455,4 +457,15 @@ ifneq ($(HAVE_TESTS),)
 # The site in headless Chromium (tests/site/test.sh): pages, links, quizzes against grading/quiz
 test-site: site
 	@sh tests/site/test.sh $(O)/site
+endif
+
+# The same course on MkDocs Material (site/mkdocs/build.sh, issue 28's prototype): $(O)/site-mkdocs/,
+# with search, contents per page, light/dark and a phone menu; MkDocs pinned from PyPI into
+# $(O)/mkdocs-venv the first time. test-site-mkdocs: tests/site/mkdocs.sh, in headless Chromium.
+.PHONY: site-mkdocs test-site-mkdocs
+site-mkdocs:
+	@O=$(O) sh site/mkdocs/build.sh $(O)/site-mkdocs
+ifneq ($(HAVE_TESTS),)
+test-site-mkdocs: site-mkdocs
+	@sh tests/site/mkdocs.sh $(O)/site-mkdocs
 endif

@@ -5,6 +5,7 @@
 #   sh site/build.sh --page OUT SRC.md      one Markdown page (also used by tests/site/test.sh)
 #   sh site/build.sh --source OUT FILE      one course file as a highlighted page (OUT/FILE.html)
 #   sh site/build.sh --plots OUT [FROM]     only OUT/plots.html, from the plots under FROM (default out)
+#   sh site/build.sh --plots-md OUT [FROM]  the same as OUT/plots.md, not rendered (site/mkdocs/build.sh)
 #
 # Pages: the top README (also index.html), every lesson's README, lessons/pytorch-semantics.md,
 # grading/README.md, datasets/README.md and any other .md they link to; every course file a page links
@@ -165,14 +166,16 @@ plots_page() { # $1 the site (absolute), $2 the out/ folder read, $3 scratch fol
         printf '# Plots\n\nThe %d plots the course'"'"'s commands draw, by lesson: %d drawn here, copied from `out/` when the site was built. The site never runs the commands: a plot not drawn yet shows the command that draws it; run it, then `make site` again.\n\n' "$nfig" "$ndrawn"
         cat "$work/plots.body"
     } >"$work/plots.md"
-    (cd "$work" && page "$site" plots.md)
+    if [ -n "${PLOTS_MD_ONLY:-}" ]; then cp "$work/plots.md" "$site/plots.md"; else (cd "$work" && page "$site" plots.md); fi
 }
 
 # --page and --source work from the caller's folder (the whole build from the repository root)
 case ${1:-} in
 --page) page "$2" "$3" "${4:-}"; exit $? ;;
 --source) source_page "$2" "$3"; exit $? ;;
---plots) # SITE [OUT_FOLDER]: only plots.html (tests/site/test.sh, with a made-up out/)
+--plots | --plots-md) # SITE [OUT_FOLDER]: only plots.html (tests/site/test.sh, with a made-up out/);
+    # --plots-md: SITE/plots.md, the Markdown before pandoc (site/mkdocs/build.sh renders it)
+    [ "$1" = --plots-md ] && export PLOTS_MD_ONLY=1
     site=$(cd "$2" && pwd) || exit 2
     from=$(cd "${3:-$ROOT/out}" 2>/dev/null && pwd) || from=/nonexistent # none drawn
     w=$(mktemp -d "${TMPDIR:-/tmp}/dpc-site.XXXXXX") || exit 2

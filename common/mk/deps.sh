@@ -28,6 +28,8 @@ llvm                 make site: llvm-ar
 wasi-libc            make site: the C library for WebAssembly
 libclang-rt-14-dev-wasm32  make site: the compiler runtime for WebAssembly
 chromium-headless-shell    make test-site: the browser the site is tested in
+libjs-katex          make site-mkdocs: KaTeX, which draws the formulas (0.16 on Debian 12)
+python3-venv         make site-mkdocs: the venv MkDocs is installed into from PyPI (build/mkdocs-venv)
 "
 
 check_only=0

@@ -3,7 +3,8 @@
 # has as many cells as the table's first row (colspan counted), and no cell shows a backtick outside
 # <code>. The second is what a table cut by a | inside a code span looks like once pandoc has rendered
 # it (pandoc, like GitHub, pads or truncates a row to the header's width, so the first rarely fires on
-# pandoc's output; it guards any other renderer). tests/site/md_tables.sh finds the cause in the source.
+# pandoc's output; it guards any other renderer), nor code that shows \| (the escape GitHub and pandoc
+# undo in a table cell and Python-Markdown would not). tests/site/md_tables.sh finds the cause in the source.
 #
 # Prints PAGE: table T, row R: what is wrong, one line per broken row, and a last line with the count
 # of tables checked; exits 1 if any row is broken.
@@ -23,7 +24,7 @@ FNR == 1 { t = 0; intable = 0; incode = 0 }
     text = $0; if (!sub(/^[^>]*>/, "", text)) text = ""
     if (tag == "table") { t++; tables++; intable = 1; r = 0 }
     else if (tag == "/table") intable = 0
-    else if (intable && tag == "tr") { r++; cells = 0; shown = "" }
+    else if (intable && tag == "tr") { r++; cells = 0; shown = ""; escaped = "" }
     else if (intable && (tag == "td" || tag == "th")) {
         span = 1
         if (match($0, /colspan="[0-9]+"/)) span = substr($0, RSTART + 9, RLENGTH - 10) + 0
@@ -39,10 +40,16 @@ FNR == 1 { t = 0; intable = 0; incode = 0 }
         if (r == 1) width = cells
         else if (cells != width) { printf "%s: table %d, row %d: %d cells, the first row has %d\n", FILENAME, t, r, cells, width; bad++; next }
         if (shown != "") { print shown; bad++ }
+        else if (escaped != "") { print escaped; bad++ }
     }
     if (tag == "code") incode++
     else if (tag == "/code" && incode > 0) incode--
     if (incell && !incode) content = content text
+    if (incell && incode && index(text, "\\|") && escaped == "") {
+        gsub(/[ \t\n]+/, " ", text)
+        escaped = sprintf("%s: table %d, row %d: cell %d shows \\| in code (GitHub'"'"'s escape, not undone): %s",
+            FILENAME, t, r, cells, substr(text, 1, 60))
+    }
 }
 END {
     printf "%d tables in %d pages, %d broken rows\n", tables, ARGC - 1, bad
