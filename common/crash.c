@@ -19,6 +19,12 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+/* ASan and TSan have handlers of their own, which report a bad access better (its allocation, its
+ * race): nothing to install */
+void dp_crash_report_install(void) {}
+#else
+
 #define MAX_MODULES 64
 #define MAX_FRAMES  32
 
@@ -121,10 +127,16 @@ static uintptr_t fault_pc(const void *ctx) {
 static void describe(int sig, const siginfo_t *si) {
     put("signal ");
     put_num((uintptr_t)sig, 10);
+    if (si->si_code <= 0) { /* kill(), raise(): no fault here; where it stood when it came */
+        put(sig == SIGABRT ? " (SIGABRT, abort(): a failed assert, or the C library found its memory corrupted)"
+                           : " (sent by a process)");
+        return;
+    }
     switch (sig) {
     case SIGSEGV:
     case SIGBUS:
-        put(sig == SIGSEGV ? " (SIGSEGV, a bad memory access at address " : " (SIGBUS, a bad memory access at address ");
+        put(sig == SIGSEGV ? " (SIGSEGV, a bad memory access at address "
+                           : " (SIGBUS, a bad memory access at address ");
         put_num((uintptr_t)si->si_addr, 16);
         /* the first page is never mapped: a NULL pointer, or a small offset from one (p[i], p->x) */
         if ((uintptr_t)si->si_addr < 4096) put(": a NULL pointer");
@@ -133,8 +145,12 @@ static void describe(int sig, const siginfo_t *si) {
     case SIGFPE:
         put(si->si_code == FPE_INTDIV ? " (SIGFPE, an integer division by zero)" : " (SIGFPE, an arithmetic error)");
         break;
-    case SIGILL: put(" (SIGILL, an illegal instruction)"); break;
-    default: put(" (SIGABRT, abort(): a failed assert, or the C library found its memory corrupted)"); break;
+    case SIGILL:
+        put(" (SIGILL, an illegal instruction)");
+        break;
+    default:
+        put(" (SIGABRT)");
+        break;
     }
 }
 
@@ -155,9 +171,7 @@ static void report(int sig, const siginfo_t *si, const void *ctx) {
     put(who);
     put(" crashed: ");
     describe(sig, si);
-    /* the program first: a line cut short (a grading script shows 500 characters) loses the
-     * outermost frames, not the means to name the others */
-    put(" at ");
+    put(" at "); /* the program before the frames (crash.h) */
     put(exe_path);
     /* backtrace() from here runs through this handler and the kernel's signal frame first: the
      * faulting instruction is the frame equal to the context's pc (without one, assume the frame
@@ -199,9 +213,6 @@ static void on_crash(int sig, siginfo_t *si, void *ctx) {
 }
 
 void dp_crash_report_install(void) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    return;
-#else
     static bool prepared;
     if (!prepared) {
         /* the first backtrace() loads the unwinder (libgcc_s) and allocates: never in the handler */
@@ -227,5 +238,5 @@ void dp_crash_report_install(void) {
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) sigaction(signals[i], &sa, NULL);
-#endif
 }
+#endif
