@@ -112,6 +112,7 @@ static void put_num(uintptr_t v, unsigned base) {
     put(d);
 }
 
+/* The faulting instruction and the stack pointer there (0 where this architecture is not known) */
 static uintptr_t fault_pc(const void *ctx) {
     const ucontext_t *uc = ctx;
 #if defined(__x86_64__)
@@ -123,8 +124,19 @@ static uintptr_t fault_pc(const void *ctx) {
     return 0;
 #endif
 }
+static uintptr_t fault_sp(const void *ctx) {
+    const ucontext_t *uc = ctx;
+#if defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext.sp;
+#else
+    (void)uc;
+    return 0;
+#endif
+}
 
-static void describe(int sig, const siginfo_t *si) {
+static void describe(int sig, const siginfo_t *si, const void *ctx) {
     put("signal ");
     put_num((uintptr_t)sig, 10);
     if (si->si_code <= 0) { /* kill(), raise(): no fault here; where it stood when it came */
@@ -139,7 +151,11 @@ static void describe(int sig, const siginfo_t *si) {
                            : " (SIGBUS, a bad memory access at address ");
         put_num((uintptr_t)si->si_addr, 16);
         /* the first page is never mapped: a NULL pointer, or a small offset from one (p[i], p->x) */
-        if ((uintptr_t)si->si_addr < 4096) put(": a NULL pointer");
+        uintptr_t a = (uintptr_t)si->si_addr, sp = fault_sp(ctx);
+        if (a < 4096) put(": a NULL pointer");
+        /* at the stack pointer, or just below it: the guard page under a stack that grew too far */
+        else if (sig == SIGSEGV && sp && (intptr_t)(a - sp) > -65536 && (intptr_t)(a - sp) < 4096)
+            put(": the stack overflowed, a recursion that never ends or a local array too large");
         put(")");
         break;
     case SIGFPE:
@@ -170,7 +186,7 @@ static void report(int sig, const siginfo_t *si, const void *ctx) {
     len = 0;
     put(who);
     put(" crashed: ");
-    describe(sig, si);
+    describe(sig, si, ctx);
     put(" at "); /* the program before the frames (crash.h) */
     put(exe_path);
     /* backtrace() from here runs through this handler and the kernel's signal frame first: the
