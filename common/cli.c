@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include "crash.h"
 #include "util.h"
 
 #include <errno.h>
@@ -201,6 +202,7 @@ static void print_help(const cli_opt_t *opts, const char *usage) {
 void cli_parse_positional(int argc, char **argv, const cli_opt_t *opts, const char *usage, const char **positional,
                           int max_positional, int *npositional) {
     dp_set_progname(argc > 0 ? argv[0] : NULL);
+    dp_crash_report_install(); /* a crash names its frames (crash.h): every lesson program starts here */
     if (npositional) *npositional = 0;
     /* Environment first, so that the command line overrides it. */
     for (const cli_opt_t *o = opts; o->name; o++) {

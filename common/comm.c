@@ -4,6 +4,7 @@
 #include "comm_internal.h"
 
 #include "cli.h"
+#include "crash.h"
 #include "util.h"
 
 #include <math.h>
@@ -304,6 +305,7 @@ comm_t *comm_init(int *argc, char ***argv, const comm_opts_t *opts) {
     comm_t *c = dp_calloc(1, sizeof *c);
     comm_struct_init(c, w, "world");
     w->backend->init(c, argc, argv);
+    dp_crash_report_install(); /* again: MPI_Init installs Open MPI's handlers, which print bare addresses */
     w->size = c->size;
     c->own_counters.peers = dp_calloc((size_t)c->size, sizeof *c->own_counters.peers);
     w->all.peers = dp_calloc((size_t)c->size, sizeof *w->all.peers);

@@ -1,6 +1,8 @@
 /* checklib.c — see checklib.h. */
 #include "checklib.h"
 
+#include "crash.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -152,6 +154,7 @@ bool ck_recording(void) { return tape.phase == TAPE_RUN; }
 bool ck_judging(void) { return tape.phase == TAPE_JUDGE; }
 
 int ck_main(int argc, char **argv, const ck_entry_t *checks) {
+    dp_crash_report_install(); /* a crash in the code under test names its function (common/crash.h) */
     if (argc == 2)
         for (const ck_entry_t *c = checks; c->name; c++)
             if (!strcmp(c->name, argv[1])) {

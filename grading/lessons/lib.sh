@@ -29,7 +29,7 @@ launched() {
         fi
         ;;
     esac
-    tail -n 20 "$_log" 2>/dev/null | cut -c1-300
+    tail -n 20 "$_log" 2>/dev/null | cut -c1-500
     return 1
 }
 

@@ -51,8 +51,10 @@ mk_sub broken xent.c 's|    float scale = grad_scale / (float)B;|    float scale
 mk_sub shadow adamw.c 's|        float g = grads\[i\];|        float g = grads[i]; { size_t n = 1; (void)n; }|'
 
 grading/grade 01 --submission "$TMP/crash" --format gradescope --out "$TMP/crash.json" >"$TMP/g" 2>&1
-if grep -q 'signal 11 (SEGV)' "$TMP/g" && $REPORT --validate "$TMP/crash.json" >/dev/null; then
-    pass "a crashing submission: the signal is reported and results are written"
+# the student reads where: the function and line of their file that crashed (common/crash.h)
+if grep -q 'signal 11 (SEGV)' "$TMP/g" && grep -qF 'a NULL pointer) in train_step (lessons/01-trainer/train_step.c:' "$TMP/g" &&
+    $REPORT --validate "$TMP/crash.json" >/dev/null; then
+    pass "a crashing submission: the signal and the function it crashed in are reported and results are written"
 else
     fail "crashing submission: $(grep -E 'FAIL|Score' "$TMP/g" | head -n 4)"
 fi
