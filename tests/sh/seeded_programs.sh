@@ -117,6 +117,7 @@ if ACCUM=$(build_patched 06 tests/bugs/06/sync-every-micro-step.patch train_accu
     done
     # the bucket counts are the ones named above (the reference, same flags)
     for cap in 1:1 0.01:2 0.005:3; do
+        # shellcheck disable=SC2086
         "$BUILD/solutions/06-accum/train_accum" $QUICK --steps 1 --accum-steps 3 --bucket-cap-mb "${cap%:*}" \
             --ddp-log "$TMP/ref.json" >/dev/null 2>&1
         n=$(sed -n 's/^ *"nbuckets": \([0-9]*\),$/\1/p' "$TMP/ref.json")
