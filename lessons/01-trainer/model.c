@@ -389,7 +389,9 @@ static void ready(grad_ready_fn hook, void *ctx, int index) {
 void model_backward(model_t *m, float grad_scale, grad_ready_fn hook, void *hook_ctx) {
     const model_config_t *c = &m->cfg;
     int B = m->batch;
-    if (B < 1) dp_fatal("backward called before any forward");
+    if (B < 1)
+        dp_fatal("model_backward called before any model_forward: backward uses the activations the forward of the "
+                 "same batch saved; call model_forward first");
     if (m->gpt) grad_scale *= m->loss_weight;
     mp_ready_t mp_ready;
     if (m->mp) { /* every gradient goes through mp_grad_ready (rounded) before the caller's hook */

@@ -57,17 +57,25 @@ static void check_launch(const ddp_t *d, int b) {
     if (b < 0 || b >= d->nbuckets)
         dp_fatal("ddp_launch: bucket %d does not exist: the model has %d buckets, 0..%d", b, d->nbuckets,
                  d->nbuckets - 1);
+    /* the queue holds this backward's launches: a bucket in it again is a second launch in the same
+     * backward, whatever the bucket count (with one bucket it is also past the step's launches) */
+    for (int i = 0; i < d->queued; i++)
+        if (d->queue[i] == b)
+            dp_fatal("ddp_launch: bucket %d launched twice in one backward: launch each bucket once, when its last "
+                     "gradient is ready (and ddp_finish resets the state for the next backward)",
+                     b);
+    /* lesson 05's step has one backward: ddp_reset has run in ddp_finish, and nothing would wait */
+    if (d->finished)
+        dp_fatal("ddp_launch: bucket %d launched after ddp_reset, in ddp_finish: nothing waits for that all-reduce "
+                 "before the step uses the gradients; launch every bucket before ddp_wait_all and ddp_reset (the "
+                 "hook launches them during backward)",
+                 b);
     if (d->nlaunched >= d->nbuckets)
         dp_fatal(
             "ddp_launch: bucket %d launched again in the same optimizer step (launches so far: %d): was "
             "require_backward_grad_sync left on for a micro-batch other than the last? Only the last backward of a "
             "step synchronises (no_sync, lesson 06)",
             b, d->nlaunched);
-    for (int i = 0; i < d->queued; i++)
-        if (d->queue[i] == b)
-            dp_fatal("ddp_launch: bucket %d launched twice in one backward: launch each bucket once, when its last "
-                     "gradient is ready (and ddp_finish resets the state for the next backward)",
-                     b);
     if (b != d->queued)
         dp_fatal("ddp_launch: bucket %d launched before bucket %d: buckets are launched in order, 0 first (the "
                  "all-reduces must start in the same order on every rank)",
@@ -121,6 +129,7 @@ void ddp_reset(ddp_t *d) {
     d->next_bucket = 0;
     pthread_mutex_lock(&d->lock);
     d->queued = d->completed = d->waited = 0;
+    d->finished = d->backward_ended;
     pthread_mutex_unlock(&d->lock);
 }
 
@@ -239,6 +248,7 @@ float ddp_forward_backward(ddp_t *d) {
     trainer_t *t = d->t;
     model_t *m = &t->model;
     d->nlaunched = 0;
+    d->backward_ended = d->finished = false;
     model_zero_grad(m);
     double t0 = dp_now();
     float loss = model_forward(m, t->ctx, t->targets, t->local_batch);
@@ -250,7 +260,9 @@ float ddp_forward_backward(ddp_t *d) {
         for (int i = m->layout.count - 1; i >= 0; i--) traced_grad_ready(d, i);
     }
     double t2 = dp_now();
+    d->backward_ended = true; /* the one backward of this step: ddp_finish's ddp_reset ends it */
     ddp_finish(d);
+    d->backward_ended = d->finished = false;
     trace_span(t->trace, "compute", "forward", t0, t1);
     trace_span(t->trace, "compute", "backward", t1, t2);
     trace_span(t->trace, "compute", "wait for all-reduces", t2, dp_now());

@@ -65,6 +65,9 @@ struct ddp {
     int *queue; /* bucket indices in launch order (this backward) */
     int queued, completed;
     int waited; /* launches ddp_wait_all has waited for: ddp_reset refuses to forget any other */
+    /* ddp_forward_backward's backward has ended (backward_ended), and ddp_reset has run since
+     * (finished): a launch then comes after ddp_finish's wait, and ddp_launch refuses it */
+    bool backward_ended, finished;
     bool stop, thread_started;
     /* what happened, for the grader: the launch order of the last backward */
     int *launch_log;

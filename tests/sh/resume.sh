@@ -19,3 +19,33 @@ if "$EQUIV" "$TMP/full.st" "$TMP/longer.st" --exact --ref-offset 10 >/dev/null 2
 else
     pass "the exact comparison does tell a differently scheduled run apart"
 fi
+
+# An unfinished lesson 01 whose DP_TODO() lines were deleted trains at zero loss and absurd speed:
+# the trainer warns at the first step the process runs — step 1 of a fresh run, and the step after
+# the checkpoint of a resumed one (the warning once looked at step 1 only, and a skeleton resumed
+# from a checkpoint printed loss 0.0000 at 2e8 tok/s with no warning). The skeleton's student files,
+# DP_TODO() lines deleted, are built as a submission tree (only they: the given files are the build's).
+mkdir -p "$TMP/skel/01-trainer"
+for f in $(sed -n 's/^L01_STUDENT[ \t]*:=[ \t]*//p' lessons/01-trainer/lesson.mk); do
+    grep -v '^[[:space:]]*DP_TODO();[[:space:]]*$' "lessons/01-trainer/$f" >"$TMP/skel/01-trainer/$f"
+done
+SKEL=$TMP/skel-build/01-trainer/train
+if ! make -s O="${O:-build}" SANITIZE="${SANITIZE:-}" SUB="$TMP/skel" SUB_O="$TMP/skel-build" "$SKEL" >"$TMP/make.log" 2>&1; then
+    fail "the lesson 01 skeleton without its DP_TODO() lines did not build: $(tail -n 3 "$TMP/make.log" | tr '\n' ' ')"
+else
+    warned() { # LOG STEP: the log holds the warning, naming STEP, and no other line on stderr
+        [ "$(grep -c . "$1")" = 1 ] && grep -q "warning: the loss is exactly 0 at step $2, .*lesson 01's functions look unfinished" "$1"
+    }
+    "$SKEL" $QUICK --steps 2 >/dev/null 2>"$TMP/fresh.err"
+    if warned "$TMP/fresh.err" 1; then
+        pass "an unfinished lesson 01 warns at step 1 of a fresh run: $(cat "$TMP/fresh.err")"
+    else
+        fail "an unfinished lesson 01, fresh run: stderr '$(head -c 300 "$TMP/fresh.err")' (want the warning at step 1)"
+    fi
+    "$SKEL" $F --resume "$TMP/ck.step10.safetensors" >/dev/null 2>"$TMP/resumed.err"
+    if warned "$TMP/resumed.err" 11; then
+        pass "an unfinished lesson 01 resumed from step 10 warns at step 11: $(cat "$TMP/resumed.err")"
+    else
+        fail "an unfinished lesson 01 resumed from step 10: stderr '$(head -c 300 "$TMP/resumed.err")' (want the warning at step 11)"
+    fi
+fi
