@@ -34,7 +34,7 @@
 #   make SANITIZE=thread              a ThreadSanitizer build into build-tsan/
 #   make test-sanitize  the reference's tests and graders under ASan+UBSan, the DDP and FSDP
 #                       trainers under TSan; fails on any report (tests/sanitize.sh)
-#   make test-bugs      the whole seeded-bug catalogue (make test grades a representative third)
+#   make test-bugs      the whole seeded-bug catalogue (make test grades a representative fifth)
 #   make test-bugs-sanitize  the seeded-bug catalogue graded under ASan+UBSan: a report whose top
 #                       frame is outside the student's files fails (tests/bugs/sanitize.sh)
 #
