@@ -83,6 +83,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -673,6 +674,10 @@ int main(int argc, char **argv) {
             usage("unknown or incomplete argument '%s'", argv[i]);
     }
     if (!sock || !logpath) usage("both --socket and --log are needed");
+    /* A grader killed outright (SIGKILL: no trap runs) must not leave its switch behind: the
+     * kernel stops it with its parent. The parent may already be gone by now (then we are init's). */
+    pid_t parent = getppid();
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) return 1;
     int lfd_log = open(logpath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (lfd_log < 0 || !(logfile = fdopen(lfd_log, "a"))) usage("cannot open the log %s: %s", logpath, strerror(errno));
     int lfd = listen_on(sock);

@@ -180,6 +180,17 @@ if $REPORT --validate "$TMP/killed.json" >/dev/null && grep -q 'Grading did not 
 else
     fail "killed grader: $(head -c 300 "$TMP/killed.json" 2>/dev/null)"
 fi
+# ... and no switch of its still running (it served the check in progress; it stops with its parent)
+for _ in $(seq 1 50); do
+    pgrep -f "$BUILD/grading/switch --socket" >/dev/null || break
+    sleep 0.1
+done
+if pgrep -f "$BUILD/grading/switch --socket" >/dev/null; then
+    fail "a grader killed with SIGKILL left its switch running: $(pgrep -af "$BUILD/grading/switch --socket" | head -n 2)"
+    pkill -f "$BUILD/grading/switch --socket"
+else
+    pass "a grader killed with SIGKILL leaves no switch running"
+fi
 
 # The whole-grade limit: a hanging submission with long per-check limits is still bounded.
 start=$(date +%s)
