@@ -12,7 +12,7 @@
 #
 #   --subset    SUBSET below: a few bugs per lesson that drive the given entry points (about 2
 #               minutes on 2 idle cores, once build-asan/ is built)
-#   LESSON...   those lessons' whole catalogues (none: every lesson; 20 to 40 minutes here, by load);
+#   LESSON...   those lessons' whole catalogues (none: every lesson; about 7 minutes on 2 quiet cores, longer under load);
 #               a tests/bugs/NN/BUG.patch names one bug
 #
 # Leaks are not looked for (detect_leaks=0): a run the grader stops, or that ends in dp_fatal, leaves
