@@ -181,37 +181,8 @@ else bad "a table with \\| in code is not rendered whole (see $T)"; fi
 
 # (f) plots: every plot the scripts draw, made up as 1-pixel PNGs in a scratch out/, is a captioned
 # figure on the plots page; with none drawn, each figure gives its command
-figures() { # PAGE -> one line per <figure>: id, img src (or -), caption 0/1, "not drawn" text 0/1
-    awk 'BEGIN { RS = "<" }
-        /^figure[ >]/ { id = "-"; if (match($0, /id="[^"]*"/)) id = substr($0, RSTART + 4, RLENGTH - 5); src = "-"; cap = 0; nd = 0; on = 1 }
-        on && /^img[ >]/ && match($0, /src="[^"]*"/) { src = substr($0, RSTART + 5, RLENGTH - 6) }
-        on && /^figcaption[ >]/ { cap = 1 }
-        on && /Not drawn yet:/ { nd = 1 }
-        /^\/figure>/ && on { print id, src, cap, nd; on = 0 }' "$1"
-}
-check_plots() { # PAGE DRAWN(1|0) -> the plots the page lacks, one a line
-    figures "$1" >"$WORK/figures.txt"
-    while read -r p; do
-        id=plot-$(printf '%s' "$p" | sed 's/[^A-Za-z0-9-]/-/g') rel=${p#out/}
-        line=$(awk -v id="$id" '$1 == id' "$WORK/figures.txt")
-        if [ -z "$line" ]; then echo "$p: no figure #$id"; continue; fi
-        set -- $line
-        [ "$3" = 1 ] || echo "$p: a figure without a caption"
-        if [ "$DRAWN" = 1 ]; then
-            [ "$2" = "plots/$rel" ] && cmp -s "$WORK/plots/plots/$rel" "$WORK/out/$rel" || echo "$p: not shown (img ${2})"
-        else
-            [ "$4" = 1 ] || echo "$p: not drawn, and no command given"
-        fi
-    done <"$WORK/plots.list"
-    awk '$3 == 0 { print "figure #" $1 ": no caption" }' "$WORK/figures.txt"
-}
-sh tests/site/plot_list.sh >"$WORK/plots.list"
-nplots=$(grep -c . "$WORK/plots.list")
-png=iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==
-while read -r p; do
-    mkdir -p "$WORK/$(dirname "$p")"
-    { echo "$png" | base64 -d; echo "$p"; } >"$WORK/$p" # each file its own bytes
-done <"$WORK/plots.list"
+. "$ROOT/tests/site/plots_lib.sh"
+SITE_DIR=$WORK/plots # the page lies in $WORK/plots, its plots in plots/ beside it
 sh site/mkdocs/build.sh --plots "$WORK/plots" "$WORK/out" || bad "site/mkdocs/build.sh --plots failed"
 dom "file://$WORK/plots/plots.html" >"$WORK/plots.html"
 DRAWN=1 check_plots "$WORK/plots.html" >"$WORK/plots.missing"
