@@ -22,10 +22,8 @@
 #                   only lists the files that differ (make test checks it too)
 #   make student-release OUT=dir  the course for students: no solutions/, a compiled reference instead
 #                   (grading/README.md, "Handing out the course")
-#   make site       build/site/index.html: the course as a static website (pandoc; quizzes in WebAssembly)
-#   make test-site  the site in headless Chromium: rendering, every link, quizzes as grading/quiz
-#   make site-mkdocs  build/site-mkdocs/index.html: the same site on MkDocs Material (issue 28's prototype)
-#   make test-site-mkdocs  that site in headless Chromium: test-site's checks, search, phones, contents
+#   make site       build/site/index.html: the course as a website (MkDocs Material; quizzes in WebAssembly)
+#   make test-site  the site in headless Chromium: pages, search, phones, figures, links, quizzes
 #   make deps       install the Debian packages the course needs
 #   make compdb     write compile_commands.json for editors
 #   make clean      remove build/ (the next make probes again)
@@ -66,8 +64,8 @@ CONFIG := $(O)/config.mk
 # A student release (make student-release) has no tests/ (they carry the reference's code): there
 # every test goal prints one line and fails (below).
 HAVE_TESTS := $(wildcard tests/tests.mk)
-TEST_GOALS := test test-site test-site-mkdocs test-build test-hostile test-bugs test-sanitize test-bugs-sanitize test-load test-equiv-sweep test-release test-quiz gpu-bundle
-NOPROBE_GOALS := deps clean help site test-site site-mkdocs test-site-mkdocs skeletons format format-check test demo test-sanitize test-bugs-sanitize student-release $(if $(HAVE_TESTS),,$(TEST_GOALS))
+TEST_GOALS := test test-site test-build test-hostile test-bugs test-sanitize test-bugs-sanitize test-load test-equiv-sweep test-release test-quiz gpu-bundle
+NOPROBE_GOALS := deps clean help site test-site skeletons format format-check test demo test-sanitize test-bugs-sanitize student-release $(if $(HAVE_TESTS),,$(TEST_GOALS))
 PROBE := $(filter-out $(NOPROBE_GOALS),$(or $(MAKECMDGOALS),all))
 ifneq ($(PROBE),)
 -include $(CONFIG)
@@ -448,24 +446,17 @@ scaling: all $(DATASET)
 critical-batch: all
 	@sh lessons/10-limits/critical_batch.sh out/critical-batch
 
-# The course as a website (site/build.sh): $(O)/site/index.html, a static HTML book built offline with
-# pandoc, its quizzes grading/quiz's own program compiled to WebAssembly. It never runs the demo.
+# The course as a website (site/mkdocs/build.sh): $(O)/site/index.html, built with MkDocs and its
+# Material theme (search, contents per page, light/dark, a phone menu, TeX by KaTeX), opened from the
+# disk; the lessons' figures from out/; the quizzes grading/quiz's own program compiled to
+# WebAssembly. It never runs the demo. MkDocs comes pinned from PyPI into $(O)/mkdocs-venv the first
+# time (site/mkdocs/venv.sh).
 .PHONY: site test-site
 site:
-	@sh site/build.sh $(O)/site
+	@O=$(O) sh site/mkdocs/build.sh $(O)/site
 ifneq ($(HAVE_TESTS),)
-# The site in headless Chromium (tests/site/test.sh): pages, links, quizzes against grading/quiz
+# The site in headless Chromium (tests/site/test.sh): pages, contents, search, phones, figures,
+# tables, links, quizzes against grading/quiz; each check also shown failing on a planted defect
 test-site: site
 	@sh tests/site/test.sh $(O)/site
-endif
-
-# The same course on MkDocs Material (site/mkdocs/build.sh, issue 28's prototype): $(O)/site-mkdocs/,
-# with search, contents per page, light/dark and a phone menu; MkDocs pinned from PyPI into
-# $(O)/mkdocs-venv the first time. test-site-mkdocs: tests/site/mkdocs.sh, in headless Chromium.
-.PHONY: site-mkdocs test-site-mkdocs
-site-mkdocs:
-	@O=$(O) sh site/mkdocs/build.sh $(O)/site-mkdocs
-ifneq ($(HAVE_TESTS),)
-test-site-mkdocs: site-mkdocs
-	@sh tests/site/mkdocs.sh $(O)/site-mkdocs
 endif

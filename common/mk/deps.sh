@@ -21,15 +21,14 @@ fortunes             the fortune-cookie files the GPT's English corpus is built 
 patch                applying the seeded-bug catalogue in tests/
 bubblewrap           the grader's sandbox for submitted code
 clang-format         the course's C style: make format, make format-check (version 14 on Debian 12)
-pandoc               make site: the course as HTML (2.17 on Debian 12)
 clang                make site: the quizzes compiled to WebAssembly
 lld                  make site: wasm-ld
 llvm                 make site: llvm-ar
 wasi-libc            make site: the C library for WebAssembly
 libclang-rt-14-dev-wasm32  make site: the compiler runtime for WebAssembly
 chromium-headless-shell    make test-site: the browser the site is tested in
-libjs-katex          make site-mkdocs: KaTeX, which draws the formulas (0.16 on Debian 12)
-python3-venv         make site-mkdocs: the venv MkDocs is installed into from PyPI (build/mkdocs-venv)
+libjs-katex          make site: KaTeX, which draws the formulas (0.16 on Debian 12)
+python3-venv         make site: the venv MkDocs is installed into from PyPI (build/mkdocs-venv)
 "
 
 check_only=0

@@ -1,18 +1,19 @@
 #!/bin/sh
-# site/mkdocs/build.sh — make site-mkdocs: the course as a static website built with MkDocs and its
+# site/mkdocs/build.sh — make site: the course as a static website built with MkDocs and its
 # Material theme (search, light/dark, contents per page, heading anchors, copy buttons, a phone menu,
 # TeX drawn by KaTeX).
 #
-#   sh site/mkdocs/build.sh [OUT]             the whole site into OUT (default build/site-mkdocs);
+#   sh site/mkdocs/build.sh [OUT]             the whole site into OUT (default build/site);
 #                                             prints its size and build time
 #   sh site/mkdocs/build.sh --page OUT SRC.md  one Markdown page through the same configuration, as
-#                                             OUT/NAME.html (tests/site/mkdocs.sh plants defects so)
-#   sh site/mkdocs/build.sh --plots OUT FROM  only the plots page, from the plots under FROM
+#                                             OUT/NAME.html (tests/site/test.sh plants defects so)
+#   sh site/mkdocs/build.sh --plots OUT FROM  the whole site, its figures from the plots under FROM
+#                                             instead of out/ (tests/site/test.sh, with made-up plots)
 #
 # The pages come from the course's own files, generated into build/mkdocs/docs (gen.py): the texts as
 # they are (the terminal's READMEs), every course file they name as a highlighted page, the quiz page
-# (grading/quiz compiled to WebAssembly, site/quiz_wasm.sh, as on the pandoc site) and the plots page
-# (site/build.sh --plots-md, from out/). Nothing here runs the labs or the demo. MkDocs comes from
+# (grading/quiz compiled to WebAssembly, site/quiz_wasm.sh); the lessons' figures and the plots page
+# show the plots found under out/ (gen.py). Nothing here runs the labs or the demo. MkDocs comes from
 # PyPI, pinned, into build/mkdocs-venv the first time (venv.sh); KaTeX from Debian (libjs-katex,
 # make deps). The site opens from the disk, search included (Material's offline plugin and
 # assets/iframe-worker.js); it loads nothing from the network.
@@ -34,10 +35,6 @@ assets() { # DOCS: what every page loads (KaTeX from Debian, woff2 fonts only: w
     cp "$KATEX/katex.min.js" "$KATEX/katex.min.css" "$1/assets/katex/" &&
         cp "$KATEX"/fonts/*.woff2 "$1/assets/katex/fonts/" &&
         cp "$HERE/assets/katex-init.js" "$HERE/assets/iframe-worker.js" "$HERE/assets/course.css" "$1/assets/"
-}
-plots_md() { # DOCS FROM: site/build.sh's figures; their captions are Markdown inside the HTML (md_in_html)
-    sh "$ROOT/site/build.sh" --plots-md "$1" "$2" || return 2
-    sed -i 's/^<figure id=/<figure markdown="block" id=/; s/^<figcaption>$/<figcaption markdown="block">/' "$1/plots.md"
 }
 mkdocs_build() { # PY CONFIG OUT LOG: MkDocs, its warnings shown (a link that goes nowhere), the rest in LOG
     "$1" -m mkdocs build -f "$2" -d "$3" >"$4" 2>&1 || { cat "$4" >&2; echo "site: mkdocs build failed" >&2; return 2; }
@@ -63,17 +60,14 @@ case ${1:-} in
     exit $rc
     ;;
 --plots) # OUT FROM
-    w=$(mktemp -d "${TMPDIR:-/tmp}/dpc-mkdocs.XXXXXX") || exit 2
-    from=$(cd "$3" 2>/dev/null && pwd) || from=/nonexistent
-    mkdir -p "$w/docs" && plots_md "$w/docs" "$from" && one_page "$2" "$w"
-    rc=$?
-    rm -rf "$w"
-    exit $rc
+    PLOTS=$(cd "$3" 2>/dev/null && pwd) || PLOTS=/nonexistent
+    set -- "$2"
     ;;
 esac
 
 cd "$ROOT" || exit 2
-OUT=${1:-build/site-mkdocs}
+PLOTS=${PLOTS:-$ROOT/out}
+OUT=${1:-build/site}
 T0=$(date +%s%N)
 missing=""
 for t in clang wasm-ld llvm-ar; do command -v "$t" >/dev/null 2>&1 || missing="$missing $t"; done
@@ -92,10 +86,9 @@ cp site/wasi.js site/quiz.js "$DOCS/"
     cat site/quiz.md
     printf '\n<script src="quiz-wasm.js"></script>\n<script src="wasi.js"></script>\n<script src="quiz.js"></script>\n'
 } >"$DOCS/quiz.md"
-plots_md "$DOCS" out || exit 2
 assets "$DOCS" || exit 2
 # the texts and the highlighted course files, and the configuration with the navigation
-"$PY" "$HERE/gen.py" "$ROOT" "$DOCS" "$GEN/mkdocs.yml" || exit 2
+"$PY" "$HERE/gen.py" "$ROOT" "$DOCS" "$GEN/mkdocs.yml" "$PLOTS" || exit 2
 T2=$(date +%s%N)
 mkdocs_build "$PY" "$GEN/mkdocs.yml" "$(cd "$OUT" && pwd)" "$GEN/build.log" || exit 2
 T3=$(date +%s%N)

@@ -19,7 +19,7 @@ EXTERNAL = re.compile(r"^[A-Za-z][\w+.-]*:")
 
 
 def plot_id(path):
-    """The id of a plot's figure on plots.md: site/build.sh's plot_id (out/a/b.png -> plot-out-a-b-png)."""
+    """The id of a plot's figure on plots.md (out/a/b.png -> plot-out-a-b-png)."""
     return "plot-" + re.sub(r"[^A-Za-z0-9-]", "-", path)
 
 
@@ -44,7 +44,7 @@ def course_file(root, path):
     if os.path.isdir(full) and os.path.isfile(os.path.join(full, "README.md")):
         return path + "/README.md"
     if path.endswith(".html") and os.path.isfile(os.path.join(root, path[:-5] + ".md")):
-        return path[:-5] + ".md"  # a site path written for the pandoc site (the plots page's)
+        return path[:-5] + ".md"  # a site path written as a page's .html
     return path if os.path.isfile(full) else None
 
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# site/mkdocs/venv.sh VENV — the Python environment make site-mkdocs builds with: MkDocs, Material and
+# site/mkdocs/venv.sh VENV — the Python environment make site builds with: MkDocs, Material and
 # pymdown-extensions at the versions site/mkdocs/requirements.txt pins, installed from PyPI into VENV
 # (build/mkdocs-venv) the first time, and again only when the pins change. Prints VENV/bin/python.
 #
@@ -23,7 +23,7 @@ printf 'site: installing MkDocs from PyPI into %s (once; pins in site/mkdocs/req
 # --only-binary: wheels only, so nothing is compiled; pip's own time-out keeps an offline machine short
 if ! "$VENV/bin/pip" install --quiet --disable-pip-version-check --only-binary :all: --timeout 20 -r "$REQ" >"$VENV.log" 2>&1; then
     rm -rf "$VENV"
-    echo "failed: no PyPI (offline?); make site-mkdocs needs the network once (pip's words: $VENV.log)" >&2
+    echo "failed: no PyPI (offline?); make site needs the network once (pip's words: $VENV.log)" >&2
     exit 2
 fi
 echo "done" >&2

@@ -1,10 +1,10 @@
 #!/bin/sh
 # tests/site/html_tables.sh DIR|FILE.html... — every table of the built site is whole: each row (<tr>)
 # has as many cells as the table's first row (colspan counted), and no cell shows a backtick outside
-# <code>. The second is what a table cut by a | inside a code span looks like once pandoc has rendered
-# it (pandoc, like GitHub, pads or truncates a row to the header's width, so the first rarely fires on
-# pandoc's output; it guards any other renderer), nor code that shows \| (the escape GitHub and pandoc
-# undo in a table cell and Python-Markdown would not). tests/site/md_tables.sh finds the cause in the source.
+# <code>. The second is what a table cut by a | inside a code span looks like once rendered (GitHub
+# and Python-Markdown pad or truncate a row to the header's width, so the first rarely fires; it
+# guards any other renderer), nor code that shows \| (the escape GitHub undoes in a table cell and
+# Python-Markdown does not, unless site/mkdocs/hooks.py undoes it). tests/site/md_tables.sh finds the cause in the source.
 #
 # Prints PAGE: table T, row R: what is wrong, one line per broken row, and a last line with the count
 # of tables checked; exits 1 if any row is broken.

@@ -1,11 +1,11 @@
 #!/bin/sh
-# tests/site/md_tables.sh [FILE.md ...] — every Markdown table is whole, as GitHub and the site (pandoc's
-# gfm reader) parse it: each row has as many cells as its header, and no cell holds a stray backtick.
+# tests/site/md_tables.sh [FILE.md ...] — every Markdown table is whole, as GitHub and the site (Python-
+# Markdown) parse it: each row has as many cells as its header, and no cell holds a stray backtick.
 # Without arguments: every Markdown file of the repository (git's list, or find's outside git).
 #
 # Why: a table's rows are split into cells on every `|` before any inline parsing, so a `|` inside a
 # code span (`|g|`, `nvlink|pcie`) ends the cell there unless written `\|`. GitHub then drops the
-# row's extra cells and pandoc does too: content vanishes and a lone "`" is left where the code span
+# row's extra cells and the site does too: content vanishes and a lone "`" is left where the code span
 # was cut. The rendered HTML keeps the header's cell count, so the defect is caught here, in the source.
 #
 # Prints FILE:LINE: what is wrong, one line per broken row, and a last line with the count of tables

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/site/plot_list.sh — every plot the course's commands draw, as paths under out/, one a line,
-# found in the scripts that draw them (not in site/build.sh, whose plots page is what is checked):
+# found in the scripts that draw them (not in the lessons' figures, which are what is checked):
 #   - each script of common/mk/ and lessons/*/ that writes "$OUT/NAME.png", with OUT's default
 #     (OUT=${1:-out/DIR} or ${VAR:-out/DIR}): out/DIR/NAME.png;
 #   - the files make demo lists when it ends (common/mk/demo.sh's "for f in ...; do" list), under

@@ -1,4 +1,4 @@
-# tests/site/quiz_page.sh — sourced by tests/site/test.sh and tests/site/mkdocs.sh: the quiz page of the
+# tests/site/quiz_page.sh — sourced by tests/site/test.sh: the quiz page of the
 # site in $SITE, answered in headless Chromium, must say what grading/quiz says (verdicts, output,
 # score), and the comparison must fail for another student's numbers. Uses the caller's WORK, dom,
 # has, unescape, ok and bad.

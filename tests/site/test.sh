@@ -1,16 +1,20 @@
 #!/bin/sh
-# tests/site/test.sh SITE — make test-site: the built site (make site) in a real browser (headless
-# Chromium). Checks: (a) pages render: the start page listing every lesson; a lesson with its
-# sidebar, pager and ASCII diagram in <pre>; a reference solution with highlighted C; TeX math as
-# MathML that Chromium lays out (a fixture page rendered by the site's own pipeline: the lesson texts
-# write their formulas as Unicode in code). (b) No broken internal link or #anchor anywhere
-# (tests/site/links.sh). (c) Every table whole: rows as wide as the table, no stray backtick
-# (tests/site/html_tables.sh). (d) The plots page: every plot the scripts draw (tests/site/plot_list.sh),
-# made up as 1-pixel PNGs in a scratch out/, is a captioned figure there; with none drawn, each figure
-# gives its command. (e) Quizzes answered in the page give the same per-question verdicts, score and
-# report as grading/quiz, for four lessons, with a correct and a partly wrong answers file. Each check
-# is also shown to fail: a page without MathML, a broken link and anchor in a copy, a table cut by a |
-# inside code, a plot removed from the plots page and a caption removed, another student's page.
+# tests/site/test.sh SITE — make test-site: the course site (make site, MkDocs Material) opened from
+# the disk in a real browser (headless Chromium), as a reader meets it. Checks:
+#   (a) pages: the navigation lists every lesson, a lesson has previous/next links, its ASCII diagram
+#       in <pre> and a link to the reference ring.c; a reference solution is highlighted C; every text
+#       has a table of contents with every section in it, and an anchor on every heading.
+#   (b) at 390 px, each text, the quiz and the plots page: nothing wider than the viewport outside a
+#       block that scrolls (tests/site/width.js), every formula drawn by KaTeX, a copy button on
+#       every code block.
+#   (c) search from file://: "reduce-scatter" finds lesson 04 first.
+#   (d) nothing is loaded from the network; no broken internal link or #anchor (tests/site/links.sh).
+#   (e) every table whole, no code showing the \| escape (tests/site/html_tables.sh).
+#   (f) figures: every plot the scripts draw (tests/site/plot_list.sh), made up as 1-pixel PNGs, is
+#       in a lesson's captioned figure and on the plots page; with none drawn, each gives its
+#       commands; with only make demo's, each figure that has one shows it.
+#   (g) quizzes answered in the page give grading/quiz's verdicts, score and report.
+# Each check is also shown to fail on a planted defect, in a copy of the site.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
@@ -23,100 +27,197 @@ trap 'exit 2' INT TERM
 pass=0 fail=0
 ok() { echo "ok   $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-dom() { # the DOM after the page's scripts ran
-    timeout 60 "$BROWSER" --no-sandbox --disable-gpu --headless --virtual-time-budget=10000 --dump-dom "$1" 2>/dev/null
+dom() { # URL [WIDTH]: the DOM after the page's scripts ran, in a window WIDTH (1280) px wide
+    timeout 60 "$BROWSER" --no-sandbox --disable-gpu --headless --hide-scrollbars --window-size="${2:-1280},844" \
+        --virtual-time-budget=10000 --dump-dom "$1" 2>/dev/null
 }
 has() { grep -q -- "$2" "$1"; }
 unescape() { sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&#39;/'"'"'/g; s/&amp;/\&/g'; }
+cp -r "$SITE" "$WORK/site"
+TEXTS=$(cd "$SITE" && ls index.html lessons/[0-9][0-9]-*/index.html lessons/pytorch-semantics.html grading/index.html \
+    datasets/index.html common/index.html 2>/dev/null)
 
 # (a) pages
-dom "file://$SITE/lessons/04-ring-allreduce/README.html" >"$WORK/l04.html"
-if has "$WORK/l04.html" 'id="sidebar"' && has "$WORK/l04.html" 'rel="next" href="../../lessons/05-ddp/README.html"' &&
-    has "$WORK/l04.html" 'rel="prev" href="../../lessons/03-naive-allreduce/README.html"' &&
-    has "$WORK/l04.html" '<pre><code>   count = 10, N = 4:' &&
-    has "$WORK/l04.html" 'href="../../solutions/04-ring-allreduce/ring.c.html"'; then
-    ok "lesson 04: sidebar, prev/next, the ASCII diagram in <pre>, a link to the reference ring.c"
-else bad "lesson 04 page (see $WORK/l04.html)"; fi
-dom "file://$SITE/index.html" >"$WORK/index.html"
+L04=$SITE/lessons/04-ring-allreduce/index.html
 lessons=$(ls -d lessons/[0-9][0-9]-*/ | wc -l)
-linked=$(grep -o '<li><a href="lessons/[0-9][0-9]-[^"]*/README.html"' "$WORK/index.html" | sort -u | wc -l)
-if [ "$lessons" -gt 0 ] && [ "$linked" = "$lessons" ] && has "$WORK/index.html" 'rel="next" href="lessons/00-'; then
-    ok "index.html: the sidebar lists all $lessons lessons, and the pager leads to lesson 00"
-else bad "index.html: $linked of $lessons lessons in the sidebar, or no pager (see $WORK/index.html)"; fi
-dom "file://$SITE/solutions/05-ddp/ddp_buckets.c.html" >"$WORK/sol.html"
-if has "$WORK/sol.html" 'class="sourceCode c"' && has "$WORK/sol.html" '<span class="kw">' && has "$WORK/sol.html" 'id="sidebar"'; then
-    ok "solutions/05-ddp/ddp_buckets.c: highlighted C"
-else bad "solutions/05-ddp/ddp_buckets.c page is not highlighted"; fi
-cp -r "$SITE" "$WORK/site"
-mkdir -p "$WORK/site/tests/site"
-SITE_ORDER="" sh site/build.sh --page "$WORK/site" tests/site/math.md || bad "the math fixture did not render"
-dom "file://$WORK/site/tests/site/math.html" >"$WORK/math.html"
-if has "$WORK/math.html" '<math display="block"' && has "$WORK/math.html" '<mfrac>' && has "$WORK/math.html" 'data-mathml="rendered"'; then
-    ok "TeX math: MathML that Chromium lays out (inline and display)"
-else bad "TeX math is not rendered as MathML (see $WORK/math.html)"; fi
-# every lesson's text has math of its own, rendered (pandoc's MathML in the built page)
-nomath=""
-for f in "$SITE"/lessons/[0-9][0-9]-*/README.html; do grep -q '<math' "$f" || nomath="$nomath ${f#"$SITE"/}"; done
-if [ -z "$nomath" ] && [ -n "$(ls "$SITE"/lessons/[0-9][0-9]-*/README.html 2>/dev/null)" ]; then
-    ok "every lesson page has its formulas as MathML"
-else bad "lesson pages without MathML:$nomath"; fi
-sed 's/\$//g' tests/site/math.md >"$WORK/site/nomath.md" # the same page, its TeX left as text
-(cd "$WORK/site" && sh "$ROOT/site/build.sh" --page "$WORK/site" nomath.md)
-dom "file://$WORK/site/nomath.html" | grep -q 'data-mathml="rendered"' && bad "the math check passes a page without MathML" ||
-    ok "the math check fails on a page without MathML"
+if has "$L04" 'href="../03-naive-allreduce/index.html" class="md-footer__link md-footer__link--prev"' &&
+    has "$L04" 'href="../05-ddp/index.html" class="md-footer__link md-footer__link--next"' &&
+    grep -q '<pre><span></span><code>   count = 10, N = 4:' "$L04" && has "$L04" 'href="../../solutions/04-ring-allreduce/ring.c.html"'; then
+    ok "lesson 04: previous/next, the ASCII diagram in <pre>, a link to the reference ring.c"
+else bad "lesson 04 page: no previous/next, diagram or ring.c link"; fi
+navlessons() { # PAGE ROOT: the lessons the primary navigation links to
+    sed -n '/<div class="md-sidebar md-sidebar--primary"/,/<div class="md-sidebar md-sidebar--secondary"/p' "$1" |
+        grep -o "href=\"$2lessons/[0-9][0-9]-[^\"/]*/index.html\"" | sort -u | wc -l
+}
+n=$(navlessons "$SITE/index.html" "")
+[ "$lessons" -gt 0 ] && [ "$n" = "$lessons" ] && ok "index.html: the navigation lists all $lessons lessons" ||
+    bad "index.html: the navigation lists $n of $lessons lessons"
+S=$SITE/solutions/05-ddp/ddp_buckets.c.html
+has "$S" 'class="language-c highlight"' && has "$S" '<span class="kt">' && [ "$(navlessons "$S" ../../)" = "$lessons" ] &&
+    ok "solutions/05-ddp/ddp_buckets.c: highlighted C, with the navigation" || bad "solutions/05-ddp/ddp_buckets.c is not highlighted"
+toc() { # PAGE -> the sections (h2, h3) missing from its table of contents or without an anchor, one a line
+    awk '/<nav class="md-nav md-nav--secondary" aria-label="Table of contents">/ { intoc = 1 }
+        intoc && /<\/nav>/ { depth-- } intoc && /<nav/ { depth++ } intoc && depth == 0 { intoc = 0 }
+        intoc { while (match($0, /href="#[^"]*"/)) { t[substr($0, RSTART + 7, RLENGTH - 8)] = 1; $0 = substr($0, RSTART + RLENGTH) } next }
+        { line = $0
+          while (match(line, /<h[23] id="[^"]*"/)) { id = substr(line, RSTART + 8, RLENGTH - 9); h[++n] = id; rest = substr(line, RSTART)
+            if (index(rest, "<a class=\"headerlink\" href=\"#" id "\"") == 0) print id ": no anchor link"
+            line = substr(line, RSTART + RLENGTH) } }
+        END { for (i = 1; i <= n; i++) if (!(h[i] in t)) print h[i] ": not in the table of contents" }' "$1"
+    # a lesson has sections, and so a table of contents (common/README.md, one table, has none)
+    case $1 in */lessons/[0-9][0-9]-*) grep -q '<h2 id=' "$1" || echo "no sections" ;; esac
+}
+: >"$WORK/toc.txt"
+for p in $TEXTS; do toc "$SITE/$p" | sed "s|^|$p: |" >>"$WORK/toc.txt"; done
+sections=$(for p in $TEXTS; do grep -o '<h[23] id=' "$SITE/$p"; done | wc -l)
+[ ! -s "$WORK/toc.txt" ] && ok "every text ($(echo "$TEXTS" | wc -l)) has a table of contents with its $sections sections, each heading an anchor" ||
+    bad "tables of contents: $(head -n 5 "$WORK/toc.txt" | tr '\n' ';')"
+# planted: a table of contents gone, a heading's anchor gone
+P=$WORK/site/lessons/10-limits/index.html
+sed -i 's|<nav class="md-nav md-nav--secondary" aria-label="Table of contents">|<nav class="md-nav">|' "$P"
+sed -i 's|<a class="headerlink" href="#the-ring" title="Permanent link">¶</a>||' "$WORK/site/lessons/04-ring-allreduce/index.html"
+if toc "$P" | grep -q 'not in the table of contents' && toc "$WORK/site/lessons/04-ring-allreduce/index.html" | grep -qx 'the-ring: no anchor link'; then
+    ok "the contents check catches a page without its table of contents and a heading without its anchor"
+else bad "the contents check missed a planted defect"; fi
+cp "$SITE/lessons/10-limits/index.html" "$P" && cp "$L04" "$WORK/site/lessons/04-ring-allreduce/index.html"
 
-# (b) links, and the checker catches a broken link and a broken anchor
+# (b) 390 px wide: nothing sticks out of the viewport, every formula drawn
+cp tests/site/width.js "$WORK/site/width.js"
+measured() { # PAGE (in the copy) [WIDTH]: the page with width.js, its <body> attributes
+    f=$WORK/site/$1
+    root=$(printf '%s\n' "$1" | awk -F/ '{ s = ""; for (i = 1; i < NF; i++) s = s "../"; print s }')
+    grep -q 'width.js' "$f" || sed -i "s|</body>|<script src=\"${root}width.js\"></script></body>|" "$f"
+    dom "file://$f" "${2:-390}" >"$WORK/dom.html"
+}
+: >"$WORK/wide.txt"
+: >"$WORK/math.txt"
+formulas=0 blocks=0
+: >"$WORK/copy.txt"
+for p in $TEXTS quiz.html plots.html; do
+    measured "$p"
+    body=$(grep -o '<body[^>]*>' "$WORK/dom.html")
+    case $body in *'data-overflow="0"'*) ;; *) echo "$p: $(printf '%s' "$body" | grep -o 'data-width="[^"]*"\|data-overflow-what="[^"]*"' | tr '\n' ' ')" >>"$WORK/wide.txt" ;; esac
+    tex=$(grep -o 'class="arithmatex"' "$WORK/dom.html" | wc -l)
+    drawn=$(grep -o 'class="arithmatex" data-katex="rendered"' "$WORK/dom.html" | wc -l)
+    formulas=$((formulas + tex))
+    [ "$tex" = "$drawn" ] || echo "$p: $drawn of $tex formulas drawn" >>"$WORK/math.txt"
+    case $p in lessons/[0-9][0-9]-*) [ "$tex" -gt 0 ] || echo "$p: no formula" >>"$WORK/math.txt" ;; esac
+    pres=$(grep -o '<pre id="__code_' "$WORK/dom.html" | wc -l)
+    copies=$(grep -o 'data-md-type="copy"' "$WORK/dom.html" | wc -l)
+    blocks=$((blocks + pres))
+    [ "$pres" = "$copies" ] || echo "$p: $copies copy buttons for $pres code blocks" >>"$WORK/copy.txt"
+done
+[ ! -s "$WORK/copy.txt" ] && [ "$blocks" -gt 0 ] && ok "a copy button on each of the $blocks code blocks" ||
+    bad "copy buttons: $(head -n 5 "$WORK/copy.txt" | tr '\n' ';')"
+[ ! -s "$WORK/wide.txt" ] && ok "390 px: no page wider than the viewport outside a scrolling block ($(echo "$TEXTS" | wc -l) texts, quiz, plots)" ||
+    bad "390 px: $(head -n 5 "$WORK/wide.txt" | tr '\n' ';')"
+[ ! -s "$WORK/math.txt" ] && [ "$formulas" -gt 0 ] && ok "TeX: all $formulas formulas of the texts drawn by KaTeX, every lesson has some" ||
+    bad "TeX: $(head -n 5 "$WORK/math.txt" | tr '\n' ';')"
+# planted: a box 700 px wide in lesson 05's text; lesson 04 without KaTeX
+sed -i 's|<h2 id="buckets">|<span style="display:inline-block;width:700px">wide</span>&|' "$WORK/site/lessons/05-ddp/index.html"
+measured lessons/05-ddp/index.html
+grep -q 'data-overflow="1"' "$WORK/dom.html" && ok "the width check catches a box wider than a phone" ||
+    bad "the width check passes a box 700 px wide: $(grep -o '<body[^>]*>' "$WORK/dom.html")"
+sed -i '/katex.min.js/d' "$WORK/site/lessons/04-ring-allreduce/index.html"
+measured lessons/04-ring-allreduce/index.html
+grep -q 'data-katex="rendered"' "$WORK/dom.html" && bad "the math check passes a page without KaTeX" ||
+    ok "the math check fails on a page without KaTeX"
+sed -i 's/"content.code.copy"/"content.code.nocopy"/' "$WORK/site/lessons/10-limits/index.html"
+measured lessons/10-limits/index.html
+grep -q 'data-md-type="copy"' "$WORK/dom.html" && bad "the copy-button check passes a page without them" ||
+    ok "the copy-button check fails on a page without them"
+for p in lessons/05-ddp/index.html lessons/04-ring-allreduce/index.html lessons/10-limits/index.html; do cp "$SITE/$p" "$WORK/site/$p"; done
+
+# (c) search, from the disk: the first result for "reduce-scatter" is lesson 04
+first_hit() { # SITE -> the first search result's page, relative to the site
+    dom "file://$1/index.html?q=reduce-scatter" >"$WORK/search.html"
+    grep -o '<a href="[^"]*" class="md-search-result__link"' "$WORK/search.html" | head -n 1 |
+        sed "s|^<a href=\"file://$1/||; s|[?#\"].*||"
+}
+hit=$(first_hit "$SITE")
+hits=$(sed -n 's/.*class="md-search-result__meta">\([0-9]*\) matching documents.*/\1/p' "$WORK/search.html")
+[ "$hit" = lessons/04-ring-allreduce/index.html ] && ok "search from file://: \"reduce-scatter\" finds lesson 04 first (of ${hits:-?} pages)" ||
+    bad "search from file://: the first result for \"reduce-scatter\" is '${hit}'"
+# planted: without the worker stand-in (what Material's offline plugin would fetch from a CDN)
+sed -i '/iframe-worker.js/d' "$WORK/site/index.html"
+[ -z "$(first_hit "$WORK/site")" ] && ok "the search check fails when search cannot run (no worker on file://)" ||
+    bad "the search check passes a page whose search cannot run"
+cp "$SITE/index.html" "$WORK/site/index.html"
+
+# (d) nothing from the network; links and anchors
+net() { grep -l '<\(script\|link\|img\|iframe\)[^>]* \(src\|href\)="\(https\?:\)\?//' -r "$1" --include='*.html'; }
+[ -z "$(net "$SITE")" ] && ok "no page loads a script, style, font or picture from the network" ||
+    bad "pages that load from the network: $(net "$SITE" | head -n 3 | tr '\n' ' ')"
+sed -i 's|</head>|<script src="https://unpkg.com/iframe-worker/shim"></script></head>|' "$WORK/site/quiz.html"
+[ -n "$(net "$WORK/site")" ] && ok "the network check catches a script from a CDN" || bad "the network check misses a script from a CDN"
+cp "$SITE/quiz.html" "$WORK/site/quiz.html"
+rm -f "$WORK/site/width.js"
 if sh tests/site/links.sh "$SITE" >"$WORK/links.txt"; then ok "links: $(tail -n 1 "$WORK/links.txt")"; else
     bad "broken links:"; sed 's/^/    /' "$WORK/links.txt" | head -n 20; fi
 sed -i 's|href="../../solutions/04-ring-allreduce/ring.c.html"|href="../../solutions/04-ring-allreduce/rong.c.html"|' \
-    "$WORK/site/lessons/04-ring-allreduce/README.html"
-sed -i 's|href="grading/README.html"|href="grading/README.html#no-such-section"|' "$WORK/site/README.html"
+    "$WORK/site/lessons/04-ring-allreduce/index.html"
+sed -i 's|href="grading/index.html"|href="grading/index.html#no-such-section"|' "$WORK/site/index.html"
 sh tests/site/links.sh "$WORK/site" >"$WORK/broken.txt"
 if grep -q 'broken link ../../solutions/04-ring-allreduce/rong.c.html' "$WORK/broken.txt" &&
-    grep -q 'no #no-such-section in grading/README.html' "$WORK/broken.txt"; then
+    grep -q 'no #no-such-section in grading/index.html' "$WORK/broken.txt"; then
     ok "the link check catches a broken link and a broken anchor"
-else bad "the link check missed a broken link or anchor: $(cat "$WORK/broken.txt")"; fi
+else bad "the link check missed a broken link or anchor: $(head -n 3 "$WORK/broken.txt")"; fi
 
-# (c) tables: every row of every page as wide as its table, no stray backtick (a code span cut by a |);
-# a page rendered by the site's pipeline from a table with a | inside code is caught
+# (e) tables; a table written for GitHub (\| in code) comes out with its |, and a cell that shows the
+# escape or a stray backtick is caught
 if sh tests/site/html_tables.sh "$SITE" >"$WORK/tables.txt"; then ok "tables: $(tail -n 1 "$WORK/tables.txt")"; else
     bad "broken tables (tests/site/md_tables.sh names the source lines):"; sed 's/^/    /' "$WORK/tables.txt" | head -n 20; fi
-printf '# Cost\n\n| algorithm | bytes | time |\n|---|---|---|\n| ring | `|g|/N` | `2(N−1)/N·|g|/β` |\n' >"$WORK/site/brokentable.md"
-(cd "$WORK/site" && sh "$ROOT/site/build.sh" --page "$WORK/site" brokentable.md)
-if ! sh tests/site/html_tables.sh "$WORK/site/brokentable.html" >"$WORK/tables.txt" &&
-    grep -q 'brokentable.html: table 1, row 2: cell 2 shows a stray backtick' "$WORK/tables.txt"; then
-    ok "the table check catches a table cut by a | inside code"
-else bad "the table check passes a table cut by a | inside code: $(cat "$WORK/tables.txt")"; fi
+printf '# Cost\n\n| algorithm | bytes | time |\n|---|---|---|\n| ring | `\\|g\\|/N` | `2(N−1)/N·\\|g\\|/β` |\n' >"$WORK/cost.md"
+sh site/mkdocs/build.sh --page "$WORK/one" "$WORK/cost.md" || bad "site/mkdocs/build.sh --page failed"
+T=$WORK/one/cost.html
+if sh tests/site/html_tables.sh "$T" >/dev/null && has "$T" '<code>|g|/N</code>'; then
+    sed 's#<code>|g|/N</code>#<code>\\|g\\|/N</code>#' "$T" >"$WORK/one/escaped.html"
+    sed 's#<td><code>|g|/N</code></td>#<td>`</td>#' "$T" >"$WORK/one/cut.html"
+    sh tests/site/html_tables.sh "$WORK/one/escaped.html" | grep -q 'cell 2 shows \\| in code' &&
+        sh tests/site/html_tables.sh "$WORK/one/cut.html" | grep -q 'cell 2 shows a stray backtick' &&
+        ok "a table's \\| in code comes out as |; the table check catches the escape shown and a stray backtick" ||
+        bad "the table check missed a planted defect"
+else bad "a table with \\| in code is not rendered whole (see $T)"; fi
 
-# (d) plots: with every plot the scripts draw present in a made-up out/ (tests/site/plot_list.sh finds
-# them in the scripts, 1-pixel PNGs here), the plots page shows each as a captioned figure; with none,
-# each figure gives the command that draws it instead
+# (f) figures: every plot the scripts draw (made up as 1-pixel PNGs in a scratch out/) is in a lesson's
+# captioned figure, which shows the first of its plots drawn or the commands that draw them; and on
+# the plots page, a captioned figure each. The site built again from all, none and only the demo's.
 . "$ROOT/tests/site/plots_lib.sh"
-SITE_DIR=$WORK/site
-sh site/build.sh --plots "$WORK/site" "$WORK/out" || bad "site/build.sh --plots failed"
-dom "file://$WORK/site/plots.html" >"$WORK/plots.html"
-DRAWN=1 check_plots "$WORK/plots.html" >"$WORK/plots.missing"
-if [ "$nplots" -gt 0 ] && [ ! -s "$WORK/plots.missing" ] && ! has "$WORK/plots.html" 'Not drawn yet'; then
-    ok "plots: all $nplots plots the scripts draw are on the plots page, each a captioned figure"
-else bad "plots: of $nplots plots the scripts draw (tests/site/plot_list.sh): $(head -n 8 "$WORK/plots.missing" | tr '\n' ';')"; fi
-mkdir -p "$WORK/empty"
-sh site/build.sh --plots "$WORK/site" "$WORK/empty" || bad "site/build.sh --plots failed"
-dom "file://$WORK/site/plots.html" >"$WORK/plots.html"
-DRAWN=0 check_plots "$WORK/plots.html" >"$WORK/plots.missing"
-if [ "$nplots" -gt 0 ] && [ ! -s "$WORK/plots.missing" ] && ! has "$WORK/plots.html" '<img'; then
-    ok "plots: none drawn, each of the $nplots figures gives the command that draws it"
-else bad "plots, none drawn: $(head -n 8 "$WORK/plots.missing" | tr '\n' ';')"; fi
-# planted: one plot gone from the page, one caption gone
-sh site/build.sh --plots "$WORK/site" "$WORK/out" || bad "site/build.sh --plots failed"
-sed -i '/<img src="plots\/demo\/bench\/ddp_buckets.png"/d; /id="plot-out-demo-loss-png"/,/<\/figure>/{/figcaption/d}' "$WORK/site/plots.html"
-dom "file://$WORK/site/plots.html" >"$WORK/plots.html"
-DRAWN=1 check_plots "$WORK/plots.html" >"$WORK/plots.missing"
-if grep -q '^out/demo/bench/ddp_buckets.png: not shown' "$WORK/plots.missing" &&
-    grep -q '^out/demo/loss.png: a figure without a caption' "$WORK/plots.missing"; then
-    ok "the plots check catches a plot missing from the page and a figure without a caption"
-else bad "the plots check missed a planted defect: $(tr '\n' ';' <"$WORK/plots.missing")"; fi
+built() { # NAME FROM: the site built with the plots under FROM into $WORK/NAME
+    sh site/mkdocs/build.sh --plots "$WORK/$1" "$2" >"$WORK/$1.log" 2>&1 || { bad "site/mkdocs/build.sh --plots $2 failed"; cat "$WORK/$1.log"; }
+}
+built drawn "$WORK/out"
+SITE_DIR=$WORK/drawn # check_plots: the plots page's pictures under $SITE_DIR/plots/
+check_lessons "$WORK/drawn" all >"$WORK/lessons.missing"
+DRAWN=1 check_plots "$WORK/drawn/plots.html" >>"$WORK/lessons.missing"
+nfig=$(grep -c . "$WORK/lfig.txt")
+if [ "$nplots" -gt 0 ] && [ ! -s "$WORK/lessons.missing" ] && ! has "$WORK/drawn/plots.html" 'Not drawn yet'; then
+    ok "figures: all $nplots plots the scripts draw are in the lessons' $nfig captioned figures, shown, and on the plots page"
+else bad "figures: of $nplots plots the scripts draw (tests/site/plot_list.sh): $(head -n 8 "$WORK/lessons.missing" | tr '\n' ';')"; fi
+# planted: a lesson figure without its caption, a plot in no lesson's figure, a plot gone from the plots page
+sed -i '/id="figure-5-2"/,/<\/figure>/{/figcaption/d}' "$WORK/drawn/lessons/05-ddp/index.html"
+sed -i 's| out/demo/bench/allreduce_busbw.png"|"|' "$WORK/drawn/lessons/04-ring-allreduce/index.html"
+sed -i '/<img [^>]*src="plots\/demo\/bench\/ddp_buckets.png"/d' "$WORK/drawn/plots.html"
+{ check_lessons "$WORK/drawn" all; DRAWN=1 check_plots "$WORK/drawn/plots.html"; } >"$WORK/planted.txt"
+if grep -q '^lessons/05-ddp/index.html #figure-5-2: a figure without a caption' "$WORK/planted.txt" &&
+    grep -q "^out/demo/bench/allreduce_busbw.png: in no lesson's figure" "$WORK/planted.txt" &&
+    grep -q '^out/demo/bench/ddp_buckets.png: not shown' "$WORK/planted.txt"; then
+    ok "the figures check catches a figure without a caption, a plot in no lesson and one missing from the plots page"
+else bad "the figures check missed a planted defect: $(tr '\n' ';' <"$WORK/planted.txt")"; fi
+mkdir -p "$WORK/empty" "$WORK/demo-only" && cp -r "$WORK/out/demo" "$WORK/demo-only/"
+built none "$WORK/empty"
+check_lessons "$WORK/none" none >"$WORK/lessons.missing"
+DRAWN=0 check_plots "$WORK/none/plots.html" >>"$WORK/lessons.missing"
+if [ ! -s "$WORK/lessons.missing" ] && ! grep -rq '<img[^>]*src="[./]*plots/' "$WORK/none" --include='*.html'; then
+    ok "figures, none drawn: each of the $nfig figures and $nplots plots gives the commands that draw it"
+else bad "figures, none drawn: $(head -n 8 "$WORK/lessons.missing" | tr '\n' ';')"; fi
+built demo "$WORK/demo-only"
+check_lessons "$WORK/demo" demo >"$WORK/lessons.missing"
+[ ! -s "$WORK/lessons.missing" ] && ok "figures after make demo alone: each figure with a demo plot shows it" ||
+    bad "figures after make demo alone: $(head -n 8 "$WORK/lessons.missing" | tr '\n' ';')"
+rm -rf "$WORK/none" "$WORK/demo"
 
-# (e) quizzes in the page against grading/quiz
+# (g) quizzes in the page against grading/quiz
 . "$ROOT/tests/site/quiz_page.sh"
 
 echo "test-site: $pass passed, $fail failed"

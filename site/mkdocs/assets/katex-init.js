@@ -1,6 +1,6 @@
 /* katex-init.js — the formulas of a page, written as TeX in the texts ($...$, $$...$$), drawn by KaTeX.
  * pymdownx.arithmatex leaves each as \(...\) or \[...\] in an element of class "arithmatex". A
- * formula KaTeX cannot draw stays as its TeX, marked data-katex="error" (tests/site-mkdocs finds it). */
+ * formula KaTeX cannot draw stays as its TeX, marked data-katex="error" (tests/site finds it). */
 "use strict";
 function renderCourseMath() {
   for (const el of document.querySelectorAll(".arithmatex")) {
