@@ -12,7 +12,8 @@
 #            the question not again;
 #   width:   the page answered and checked, at 1280 px and at 390 px, is no wider than the window
 #            outside a block that scrolls (tests/site/width.js, as check (b)).
-# Each check is shown to fail on a page with its behaviour broken (planted in the copy's quiz.js).
+# Each of the first four is shown to fail on a page with its behaviour broken (planted in the copy's
+# quiz.js); the width check's planted defect is check (b)'s.
 # Uses the caller's WORK, SITE, QUIZ, dom, unescape, ok and bad.
 cp tests/site/quiz_ui.js tests/site/width.js "$WORK/site/"
 sed -i 's|</body>|<script src="quiz_ui.js"></script><script src="width.js"></script></body>|' "$WORK/site/quiz.html"
