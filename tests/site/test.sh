@@ -13,7 +13,10 @@
 #   (f) figures: every plot the scripts draw (tests/site/plot_list.sh), made up as 1-pixel PNGs, is
 #       in a lesson's captioned figure and on the plots page; with none drawn, each gives its
 #       commands; with only make demo's, each figure that has one shows it.
-#   (g) quizzes answered in the page give grading/quiz's verdicts, score and report.
+#   (g) quizzes answered in the page give grading/quiz's verdicts, score and report; used as a reader
+#       uses it (typed, clicked, Enter pressed), the page refuses a blank id beside the field, offers
+#       a radio button per choice, checks the answers on Enter and shows under each question only its
+#       verdict and working (tests/site/quiz_ui.sh).
 # Each check is also shown to fail on a planted defect, in a copy of the site.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -219,6 +222,7 @@ rm -rf "$WORK/none" "$WORK/demo"
 
 # (g) quizzes in the page against grading/quiz
 . "$ROOT/tests/site/quiz_page.sh"
+. "$ROOT/tests/site/quiz_ui.sh"
 
 echo "test-site: $pass passed, $fail failed"
 [ "$fail" = 0 ]
