@@ -1,4 +1,4 @@
-# tests/site/quiz_ui.sh — sourced by tests/site/mkdocs.sh after quiz_page.sh: the quiz page of the
+# tests/site/quiz_ui.sh — sourced by tests/site/test.sh after quiz_page.sh: the quiz page of the
 # site in $SITE used as a reader uses it (tests/site/quiz_ui.js, added to a copy of the page in
 # $WORK/site, types, clicks a choice and presses Enter), against what grading/quiz prints:
 #   id:      a blank id is refused with a message under the field that states grading/quiz's rule for
