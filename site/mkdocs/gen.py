@@ -218,6 +218,8 @@ def main():
             text = read(path)
             if path in LESSONS:
                 text = with_figures(path, text, gathered).rstrip("\n") + "\n" + lesson_extra(path)
+            # a hint is a <details> block: Markdown inside it, as GitHub reads it (md_in_html)
+            text = re.sub(r"^<details>", '<details markdown="block">', text, flags=re.M)
             write(path, text)
             pages += 1
             todo += sorted(course_links.mentioned(ROOT, path, text))

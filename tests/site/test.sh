@@ -3,7 +3,8 @@
 # the disk in a real browser (headless Chromium), as a reader meets it. Checks:
 #   (a) pages: the navigation lists every lesson, a lesson has previous/next links, its ASCII diagram
 #       in <pre> and a link to the reference ring.c; a reference solution is highlighted C; every text
-#       has a table of contents with every section in it, and an anchor on every heading.
+#       has a table of contents with every section in it, and an anchor on every heading; no text
+#       shows Markdown or TeX left unrendered (a backtick or $...$ outside code and formulas).
 #   (b) at 390 px, each text, the quiz and the plots page: nothing wider than the viewport outside a
 #       block that scrolls (tests/site/width.js), every formula drawn by KaTeX, a copy button on
 #       every code block.
@@ -83,6 +84,22 @@ if toc "$P" | grep -q 'not in the table of contents' && toc "$WORK/site/lessons/
     ok "the contents check catches a page without its table of contents and a heading without its anchor"
 else bad "the contents check missed a planted defect"; fi
 cp "$SITE/lessons/10-limits/index.html" "$P" && cp "$L04" "$WORK/site/lessons/04-ring-allreduce/index.html"
+unrendered() { # PAGE -> text that shows Markdown or TeX left unrendered: a backtick, or $...$, outside
+    # code and formulas (what a block the Markdown reader skipped, a hint's <details>, looks like)
+    perl -0777 -ne 's{<pre.*?</pre>}{}gs; s{<code.*?</code>}{}gs; s{<script.*?</script>}{}gs;
+        s{<(span|div) class="arithmatex">.*?</\1>}{}gs; s{<[^>]*>}{}gs;
+        while (/([^\n]{0,30}(?:`|\$[^\s\$][^\$\n]*\$)[^\n]{0,30})/g) { print "$1\n" }' "$1"
+}
+: >"$WORK/raw.txt"
+for p in $TEXTS quiz.html plots.html; do unrendered "$SITE/$p" | sed "s|^|$p: |" >>"$WORK/raw.txt"; done
+[ ! -s "$WORK/raw.txt" ] && ok "no text shows Markdown or TeX unrendered (the hints' <details> included)" ||
+    bad "unrendered Markdown or TeX: $(head -n 5 "$WORK/raw.txt" | tr '\n' ';')"
+# planted: a hint whose Markdown was not read (its code spans and formulas left as typed)
+P6=$WORK/site/lessons/06-accum/index.html
+sed -i '0,/<code>/s|<code>\([^<]*\)</code>|`\1`|; 0,/<span class="arithmatex">/s|<span class="arithmatex">[^<]*</span>|$N$|' "$P6"
+[ "$(unrendered "$P6" | wc -l)" -ge 2 ] && ok "the unrendered check catches a code span and a formula left as typed" ||
+    bad "the unrendered check passes a page with Markdown left as typed: $(unrendered "$P6" | head -n 2)"
+cp "$SITE/lessons/06-accum/index.html" "$P6"
 
 # (b) 390 px wide: nothing sticks out of the viewport, every formula drawn
 cp tests/site/width.js "$WORK/site/width.js"
