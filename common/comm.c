@@ -35,6 +35,11 @@ void comm_opts_default(comm_opts_t *o) {
     o->link_latency_us = -1;
     o->link_gbps = -1;
     o->link_slowdown = LINK_DEFAULT_SLOWDOWN;
+    o->topology = "flat";
+    o->placement = "block";
+    o->intra = "nvlink";
+    o->inter = "ib-hdr";
+    o->nic = "rank";
 }
 
 #define TIMEOUT_WHY "below 1 s, ranks still starting up or briefly descheduled look hung, and a healthy job is ended"
@@ -47,7 +52,7 @@ struct cli_opt *comm_cli_opts(comm_opts_t *o) {
          "seconds a wait on another rank may take before the job is ended (1 or more)", .min = COMM_MIN_TIMEOUT_S,
          .max = COMM_MAX_TIMEOUT_S, .env = "DP_TIMEOUT_S", .why = TIMEOUT_WHY},
         {"link", CLI_CHOICE, &o->link, "emulated interconnect (a preset, or off)",
-         .choices = "off|nvlink|pcie|ib|ethernet", .env = "DP_LINK"},
+         .choices = "off|nvlink|pcie|ib|ib-hdr|ethernet", .env = "DP_LINK"},
         {"link-latency-us", CLI_FLOAT, &o->link_latency_us,
          "emulated per-message latency alpha in microseconds, 0 or more (-1: from --link)", .min = -1, .max = 1e7},
         {"link-gbps", CLI_FLOAT, &o->link_gbps,
@@ -55,6 +60,20 @@ struct cli_opt *comm_cli_opts(comm_opts_t *o) {
          .min = -1, .max = 1e6},
         {"link-slowdown", CLI_FLOAT, &o->link_slowdown, "slow-motion factor the --link presets are played back at",
          .min = 1e-3, .max = 1e9},
+        {"topology", CLI_STRING, &o->topology,
+         "emulated cluster: MxK is M nodes of K ranks (M*K = the number of ranks), flat is one --link for all",
+         .env = "DP_TOPOLOGY"},
+        {"placement", CLI_CHOICE, &o->placement,
+         "with --topology: block fills a node before the next (node = rank / K), spread deals ranks round-robin "
+         "(node = rank % M)",
+         .choices = "block|spread", .env = "DP_PLACEMENT"},
+        {"intra", CLI_CHOICE, &o->intra, "with --topology: the link between ranks of one node",
+         .choices = "off|nvlink|pcie|ib|ib-hdr|ethernet", .env = "DP_INTRA"},
+        {"inter", CLI_CHOICE, &o->inter, "with --topology: the link between nodes",
+         .choices = "off|nvlink|pcie|ib|ib-hdr|ethernet", .env = "DP_INTER"},
+        {"nic", CLI_CHOICE, &o->nic,
+         "with --topology: a network card per rank, or one per node that its K ranks share (each gets beta/K)",
+         .choices = "rank|node", .env = "DP_NIC"},
         CLI_END,
     };
     return cli_join(table, (const cli_opt_t[]){CLI_END});
@@ -249,12 +268,44 @@ static void check_opts(const comm_opts_t *o) {
         cli_usage_error("--link-gbps expects a bandwidth above 0 Gbit/s, or -1 for the --link preset's, got %g; "
                         "for no bandwidth limit, use --link off and leave --link-gbps out",
                         o->link_gbps);
+    topology_t t;
+    char err[256];
+    if (!topology_parse(o->topology, TOPO_BLOCK, &t, err, sizeof err)) cli_usage_error("%s", err);
+    /* Options of the two-level cluster mean nothing without one: said, rather than ignored. */
+    const char *lone = !topology_flat(&t)                   ? NULL
+                       : strcmp(o->placement, "block") != 0 ? "--placement"
+                       : strcmp(o->intra, "nvlink") != 0    ? "--intra"
+                       : strcmp(o->inter, "ib-hdr") != 0    ? "--inter"
+                       : strcmp(o->nic, "rank") != 0        ? "--nic"
+                                                            : NULL;
+    if (lone)
+        cli_usage_error("%s describes an emulated cluster of nodes: give --topology MxK too (M nodes of K ranks), or "
+                        "leave %s out",
+                        lone, lone);
+    if (!topology_flat(&t) && (strcmp(o->link, "off") != 0 || o->link_latency_us != -1 || o->link_gbps != -1))
+        cli_usage_error("--link, --link-latency-us and --link-gbps set one link for every pair of ranks; with "
+                        "--topology, set the link inside a node with --intra and between nodes with --inter");
+}
+
+static void preset(const char *name, double slowdown, link_t *out) {
+    if (!link_from_preset(name, slowdown, out))
+        dp_fatal("unknown link preset '%s' (use off, nvlink, pcie, ib, ib-hdr or ethernet)", name);
 }
 
 static void setup_link(comm_world_t *w) {
     const comm_opts_t *o = &w->opts;
-    if (!link_from_preset(o->link, o->link_slowdown, &w->link))
-        dp_fatal("unknown link preset '%s' (use off, nvlink, pcie, ib or ethernet)", o->link);
+    char err[256];
+    if (!topology_parse(o->topology, strcmp(o->placement, "spread") ? TOPO_BLOCK : TOPO_SPREAD, &w->topo, err,
+                        sizeof err))
+        dp_fatal("%s", err);
+    if (!topology_flat(&w->topo)) {
+        preset(o->intra, o->link_slowdown, &w->links[LINK_INTRA]);
+        preset(o->inter, o->link_slowdown, &w->links[LINK_INTER]);
+        if (!strcmp(o->nic, "node")) w->links[LINK_INTER] = link_fair_share(w->links[LINK_INTER], w->topo.per_node);
+        w->link = w->links[LINK_INTER];
+        return;
+    }
+    preset(o->link, o->link_slowdown, &w->link);
     if (o->link_latency_us >= 0) {
         w->link.latency_s = o->link_latency_us * 1e-6;
         w->link.name = "custom";
@@ -263,6 +314,30 @@ static void setup_link(comm_world_t *w) {
         w->link.bytes_per_s = o->link_gbps * 1e9 / 8.0;
         w->link.name = "custom";
     }
+    w->links[LINK_INTRA] = w->links[LINK_INTER] = w->link;
+}
+
+/* Where every world rank sits: --topology's nodes, or the real machines the backend found. Said in
+ * one line (by one rank) when the topology does not describe this job. */
+static void setup_nodes(comm_world_t *w) {
+    if (!w->real_node_of) w->real_node_of = dp_calloc((size_t)w->size, sizeof *w->real_node_of);
+    w->node_of = dp_malloc((size_t)w->size * sizeof *w->node_of);
+    const topology_t *t = &w->topo;
+    if (!topology_flat(t) && topology_size(t) != w->size)
+        cli_usage_error("--topology %dx%d places %d ranks, but this job has %d: launch %d ranks (mpirun -np %d), or "
+                        "give a topology MxK with M*K = %d",
+                        t->nodes, t->per_node, topology_size(t), w->size, topology_size(t), topology_size(t), w->size);
+    w->nodes = 0;
+    for (int r = 0; r < w->size; r++) {
+        w->node_of[r] = topology_flat(t) ? w->real_node_of[r] : topology_node_of(t, r);
+        if (w->node_of[r] + 1 > w->nodes) w->nodes = w->node_of[r] + 1;
+    }
+}
+
+static int *identity(int n) {
+    int *a = dp_malloc((size_t)n * sizeof *a);
+    for (int i = 0; i < n; i++) a[i] = i;
+    return a;
 }
 
 static void comm_struct_init(comm_t *c, comm_world_t *w, const char *name) {
@@ -307,6 +382,7 @@ comm_t *comm_init(int *argc, char ***argv, const comm_opts_t *opts) {
     w->backend->init(c, argc, argv);
     dp_crash_report_install(); /* again: MPI_Init installs Open MPI's handlers, which print bare addresses */
     w->size = c->size;
+    c->world_of = identity(c->size);
     c->own_counters.peers = dp_calloc((size_t)c->size, sizeof *c->own_counters.peers);
     w->all.peers = dp_calloc((size_t)c->size, sizeof *w->all.peers);
     w->rank = c->rank;
@@ -316,6 +392,7 @@ comm_t *comm_init(int *argc, char ***argv, const comm_opts_t *opts) {
     world_ended = false;
     dp_set_abort_hook(abort_all);
     dp_set_todo_hook(todo_prints);
+    setup_nodes(w);
     registry_add(c);
     /* The emulator sleeps for modelled transfer times; ask the kernel for µs-accurate wake-ups. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -352,9 +429,12 @@ void comm_finalize(comm_t *c) {
     world_ended = true;
     pthread_mutex_destroy(&c->inflight_lock);
     free(c->own_counters.peers);
+    free(c->world_of);
     free(c);
     pthread_mutex_destroy(&w->lock);
     free(w->all.peers);
+    free(w->node_of);
+    free(w->real_node_of);
     free(w);
 }
 
@@ -365,6 +445,8 @@ comm_t *comm_dup(comm_t *parent, const char *name, bool share_counters) {
     c->size = parent->size;
     c->local_rank = parent->local_rank;
     c->local_size = parent->local_size;
+    c->world_of = dp_malloc((size_t)c->size * sizeof *c->world_of);
+    memcpy(c->world_of, parent->world_of, (size_t)c->size * sizeof *c->world_of);
     if (share_counters)
         c->counters = parent->counters;
     else
@@ -377,11 +459,88 @@ comm_t *comm_dup(comm_t *parent, const char *name, bool share_counters) {
     return c;
 }
 
+/* A communicator is live from its making to its comm_free: the registry holds exactly those. Looked
+ * up by address, never read through c, so that a freed one is told in a line, not read after free. */
+static void check_live(const comm_t *c, const char *op) {
+    comm_world_t *w = the_world;
+    if (!w) dp_fatal("%s after comm_finalize: the world has ended; call it before comm_finalize", op);
+    bool live = false;
+    pthread_mutex_lock(&w->lock);
+    for (int i = 0; i < COMM_MAX_COMMS; i++)
+        if (w->comms[i] == c) live = true;
+    pthread_mutex_unlock(&w->lock);
+    if (!live)
+        dp_fatal("rank %d: %s of a communicator that was freed (comm_free) or never made: use a live one (the world, "
+                 "or a comm_dup or comm_split not yet freed)",
+                 w->rank, op);
+}
+
+comm_t *comm_split(comm_t *parent, int color, int key, const char *name) {
+    check_live(parent, "comm_split");
+    if (color < 0)
+        dp_fatal("rank %d: comm_split with color %d: colors are 0 or more (ranks of one color form one "
+                 "communicator; give a rank that belongs with no other a color of its own)",
+                 parent->rank, color);
+    int n = parent->size;
+    int32_t mine[2] = {color, key}, *all = dp_malloc((size_t)n * 2 * sizeof *all);
+    comm_lib_all_gather(parent, mine, all, 2, DT_I32);
+    /* the ranks of my color, by (key, rank in parent): insertion sort, n is a handful */
+    int *members = dp_malloc((size_t)n * sizeof *members), m = 0;
+    for (int p = 0; p < n; p++) {
+        if (all[2 * p] != color) continue;
+        int i = m++;
+        while (i > 0 && all[2 * members[i - 1] + 1] > all[2 * p + 1]) {
+            members[i] = members[i - 1];
+            i--;
+        }
+        members[i] = p;
+    }
+    comm_t *c = dp_calloc(1, sizeof *c);
+    comm_struct_init(c, parent->world, name);
+    c->size = m;
+    c->world_of = dp_malloc((size_t)m * sizeof *c->world_of);
+    const int *machine = parent->world->real_node_of;
+    int my_machine = machine[parent->world_of[parent->rank]];
+    for (int i = 0; i < m; i++) {
+        c->world_of[i] = parent->world_of[members[i]];
+        if (members[i] == parent->rank) c->rank = i;
+        /* rank among the ranks of this communicator on this machine (what picks a GPU) */
+        if (machine[c->world_of[i]] == my_machine) {
+            if (members[i] == parent->rank) c->local_rank = c->local_size;
+            c->local_size++;
+        }
+    }
+    free(members);
+    free(all);
+    c->own_counters.peers = dp_calloc((size_t)m, sizeof *c->own_counters.peers);
+    wait_start();
+    op_begin(parent, "comm_split", -1, 0, -1, 0, DT_U8);
+    parent->world->backend->split(parent, c, color, key);
+    op_end(parent);
+    registry_add(c);
+    return c;
+}
+
+comm_t *comm_split_node(comm_t *c) {
+    check_live(c, "comm_split_node");
+    return comm_split(c, comm_node_of(c, c->rank), c->rank, "node");
+}
+
+comm_t *comm_split_local(comm_t *c) {
+    check_live(c, "comm_split_local");
+    int node = comm_node_of(c, c->rank), local = 0;
+    for (int p = 0; p < c->rank; p++)
+        if (comm_node_of(c, p) == node) local++;
+    return comm_split(c, local, node, "local");
+}
+
 void comm_free(comm_t *c) {
+    check_live(c, "comm_free");
     registry_remove(c);
     c->world->backend->free(c);
     pthread_mutex_destroy(&c->inflight_lock);
     free(c->own_counters.peers); /* NULL when it shared its parent's */
+    free(c->world_of);
     free(c);
 }
 
@@ -397,32 +556,64 @@ const char *comm_backend_name(const comm_t *c) { return c->world->backend->name;
 const link_t *comm_link(const comm_t *c) { return &c->world->link; }
 double comm_timeout_s(const comm_t *c) { return c->world->opts.timeout_s; }
 
+int comm_world_rank(const comm_t *c, int r) {
+    if (r < 0 || r >= c->size)
+        dp_fatal("rank %d: world rank of rank %d asked, but ranks are 0..%d", c->rank, r, c->size - 1);
+    return c->world_of[r];
+}
+int comm_node_of(const comm_t *c, int r) { return c->world->node_of[comm_world_rank(c, r)]; }
+int comm_nodes(const comm_t *c) { return c->world->nodes; }
+
+link_class_t comm_peer_class(const comm_t *c, int peer) {
+    return comm_node_of(c, c->rank) == comm_node_of(c, peer) ? LINK_INTRA : LINK_INTER;
+}
+
+const link_t *comm_class_link(const comm_t *c, link_class_t cls) {
+    return &c->world->links[cls == LINK_INTRA ? LINK_INTRA : LINK_INTER];
+}
+
 /* ---- the link emulator ----------------------------------------------------------------------- */
 
 double comm_link_cost_s(const comm_t *c, size_t bytes) { return link_cost_s(&c->world->link, bytes); }
 
-/* Occupy this rank's outgoing port for `cost` seconds and sleep until the message has "arrived". */
-static void emulate(comm_t *c, double cost) {
+/* The cost of `bytes` over the link of class cls. */
+static double class_cost(const comm_t *c, link_class_t cls, size_t bytes) {
+    return link_cost_s(&c->world->links[cls], bytes);
+}
+
+/* Occupy this rank's outgoing port of class cls for `cost` seconds and sleep until the message has
+ * "arrived". Flat: one port for both classes, as there is one link. */
+static void emulate(comm_t *c, link_class_t cls, double cost) {
     if (cost <= 0 || c->unemulated) return;
     comm_world_t *w = c->world;
+    int port = topology_flat(&w->topo) ? 0 : (int)cls;
     pthread_mutex_lock(&w->lock);
-    double arrival = link_port_reserve(&w->port_free_at, dp_now(), cost);
+    double arrival = link_port_reserve(&w->port_free_at[port], dp_now(), cost);
     pthread_mutex_unlock(&w->lock);
     dp_sleep_until(arrival);
 }
 
+/* The class of link a library collective on c runs over: intra when all of c is on one node, else
+ * inter (a ring over two nodes is as slow as its slowest edge). */
+static link_class_t comm_class(const comm_t *c) {
+    for (int p = 1; p < c->size; p++)
+        if (comm_node_of(c, p) != comm_node_of(c, 0)) return LINK_INTER;
+    return LINK_INTRA;
+}
+
 /* Modelled time of a library collective of `bytes` input bytes: the bandwidth-optimal ring
  * (reduce-scatter and/or all-gather, N-1 messages of bytes/N each) or a binomial-tree broadcast. */
-static double lib_cost(const comm_t *c, const char *op, size_t bytes) {
-    if (!link_enabled(&c->world->link) || c->size == 1) return 0;
+static double lib_cost(const comm_t *c, link_class_t cls, const char *op, size_t bytes) {
+    const link_t *l = &c->world->links[cls];
+    if (!link_enabled(l) || c->size == 1) return 0;
     int n = c->size;
-    double chunk = link_cost_s(&c->world->link, (bytes + (size_t)n - 1) / (size_t)n);
+    double chunk = link_cost_s(l, (bytes + (size_t)n - 1) / (size_t)n);
     if (!strcmp(op, "allreduce")) return 2.0 * (n - 1) * chunk;
     if (!strcmp(op, "reduce_scatter") || !strcmp(op, "all_gather") || !strcmp(op, "gather")) return (n - 1) * chunk;
     int depth = 0;
     while ((1 << depth) < n) depth++;
-    if (!strcmp(op, "broadcast")) return depth * link_cost_s(&c->world->link, bytes);
-    return 2.0 * depth * link_cost_s(&c->world->link, 0); /* barrier */
+    if (!strcmp(op, "broadcast")) return depth * link_cost_s(l, bytes);
+    return 2.0 * depth * link_cost_s(l, 0); /* barrier */
 }
 
 /* ---- point-to-point -------------------------------------------------------------------------- */
@@ -454,32 +645,38 @@ static void check_buf(const comm_t *c, const char *op, const void *buf, size_t c
     if (count > 0 && !buf) dp_fatal("rank %d: %s of %zu elements from a NULL buffer", c->rank, op, count);
 }
 
-/* A message is counted four times: in c's counters and the process's, each in total and by peer. */
-static void count_send(comm_t *c, int peer, size_t bytes) {
+/* A message is counted four times: in c's counters and the process's, each in total and by peer —
+ * c's by its rank in c, the process's (and the lifetime's, held against the switch's log) by its
+ * world rank — and, sent, by the class of link it took. */
+static void count_send(comm_t *c, int peer, link_class_t cls, size_t bytes) {
     comm_atomic_counters_t *sets[2] = {c->counters, &c->world->all};
+    int wpeer = c->world_of[peer], by[2] = {peer, wpeer};
     for (int i = 0; i < 2; i++) {
         atomic_fetch_add(&sets[i]->msgs_sent, 1);
         atomic_fetch_add(&sets[i]->bytes_sent, bytes);
-        atomic_fetch_add(&sets[i]->peers[peer].msgs_sent, 1);
-        atomic_fetch_add(&sets[i]->peers[peer].bytes_sent, bytes);
+        atomic_fetch_add(&sets[i]->peers[by[i]].msgs_sent, 1);
+        atomic_fetch_add(&sets[i]->peers[by[i]].bytes_sent, bytes);
+        atomic_fetch_add(cls == LINK_INTRA ? &sets[i]->msgs_intra : &sets[i]->msgs_inter, 1);
+        atomic_fetch_add(cls == LINK_INTRA ? &sets[i]->bytes_intra : &sets[i]->bytes_inter, bytes);
     }
-    if (peer < COMM_LIFETIME_PEERS) {
-        atomic_fetch_add(&lifetime.peers[peer].msgs_sent, 1);
-        atomic_fetch_add(&lifetime.peers[peer].bytes_sent, bytes);
+    if (wpeer < COMM_LIFETIME_PEERS) {
+        atomic_fetch_add(&lifetime.peers[wpeer].msgs_sent, 1);
+        atomic_fetch_add(&lifetime.peers[wpeer].bytes_sent, bytes);
     }
 }
 
 static void count_recv(comm_t *c, int peer, size_t bytes) {
     comm_atomic_counters_t *sets[2] = {c->counters, &c->world->all};
+    int wpeer = c->world_of[peer], by[2] = {peer, wpeer};
     for (int i = 0; i < 2; i++) {
         atomic_fetch_add(&sets[i]->msgs_recv, 1);
         atomic_fetch_add(&sets[i]->bytes_recv, bytes);
-        atomic_fetch_add(&sets[i]->peers[peer].msgs_recv, 1);
-        atomic_fetch_add(&sets[i]->peers[peer].bytes_recv, bytes);
+        atomic_fetch_add(&sets[i]->peers[by[i]].msgs_recv, 1);
+        atomic_fetch_add(&sets[i]->peers[by[i]].bytes_recv, bytes);
     }
-    if (peer < COMM_LIFETIME_PEERS) {
-        atomic_fetch_add(&lifetime.peers[peer].msgs_recv, 1);
-        atomic_fetch_add(&lifetime.peers[peer].bytes_recv, bytes);
+    if (wpeer < COMM_LIFETIME_PEERS) {
+        atomic_fetch_add(&lifetime.peers[wpeer].msgs_recv, 1);
+        atomic_fetch_add(&lifetime.peers[wpeer].bytes_recv, bytes);
     }
 }
 
@@ -487,12 +684,13 @@ void comm_send(comm_t *c, const void *buf, size_t count, dtype_t dt, int peer) {
     check_peer(c, "send", peer);
     check_buf(c, "send", buf, count);
     size_t bytes = count * dtype_size(dt);
+    link_class_t cls = comm_peer_class(c, peer);
     wait_start();
-    emulate(c, comm_link_cost_s(c, bytes));
+    emulate(c, cls, class_cost(c, cls, bytes));
     op_begin(c, "send", peer, count, -1, 0, dt);
     c->world->backend->sendrecv(c, buf, count, peer, NULL, 0, -1, dt);
     op_end(c);
-    count_send(c, peer, bytes);
+    count_send(c, peer, cls, bytes);
 }
 
 void comm_recv(comm_t *c, void *buf, size_t count, dtype_t dt, int peer) {
@@ -513,18 +711,20 @@ void comm_sendrecv(comm_t *c, const void *sendbuf, size_t sendcount, int dst, vo
     if (dst >= 0) check_buf(c, "sendrecv", sendbuf, sendcount);
     if (src >= 0) check_buf(c, "sendrecv", recvbuf, recvcount);
     size_t sbytes = dst >= 0 ? sendcount * dtype_size(dt) : 0;
+    link_class_t cls = dst >= 0 ? comm_peer_class(c, dst) : LINK_INTRA;
     wait_start();
-    if (dst >= 0) emulate(c, comm_link_cost_s(c, sbytes));
+    if (dst >= 0) emulate(c, cls, class_cost(c, cls, sbytes));
     op_begin(c, "sendrecv", dst, sendcount, src, recvcount, dt);
     c->world->backend->sendrecv(c, sendbuf, sendcount, dst, recvbuf, recvcount, src, dt);
     op_end(c);
-    if (dst >= 0) count_send(c, dst, sbytes);
+    if (dst >= 0) count_send(c, dst, cls, sbytes);
     if (src >= 0) count_recv(c, src, recvcount * dtype_size(dt));
 }
 
 void comm_barrier(comm_t *c) {
     wait_start();
-    emulate(c, lib_cost(c, "barrier", 0));
+    link_class_t cls = comm_class(c);
+    emulate(c, cls, lib_cost(c, cls, "barrier", 0));
     op_begin(c, "barrier", -1, 0, -1, 0, DT_U8);
     c->world->backend->barrier(c);
     op_end(c);
@@ -545,7 +745,8 @@ static void lib_begin(comm_t *c, const char *op, size_t count, size_t total, dty
     atomic_fetch_add(&c->world->all.lib_calls, 1);
     atomic_fetch_add(&c->world->all.lib_bytes, bytes);
     wait_start();
-    emulate(c, lib_cost(c, op, bytes));
+    link_class_t cls = comm_class(c);
+    emulate(c, cls, lib_cost(c, cls, op, bytes));
     op_begin(c, op, -1, total, -1, total, dt);
 }
 
@@ -605,23 +806,24 @@ void comm_lib_gather(comm_t *c, const void *sendbuf, void *recvbuf, size_t sendc
 static comm_counters_t load(const comm_atomic_counters_t *a) {
     return (comm_counters_t){atomic_load(&a->msgs_sent),  atomic_load(&a->bytes_sent), atomic_load(&a->msgs_recv),
                              atomic_load(&a->bytes_recv), atomic_load(&a->lib_calls),  atomic_load(&a->lib_bytes),
-                             atomic_load(&a->ops)};
+                             atomic_load(&a->ops),        atomic_load(&a->msgs_intra), atomic_load(&a->bytes_intra),
+                             atomic_load(&a->msgs_inter), atomic_load(&a->bytes_inter)};
 }
 
 comm_counters_t comm_counters(const comm_t *c) { return load(c->counters); }
 comm_counters_t comm_process_counters(const comm_t *c) { return load(&c->world->all); }
 
-static comm_peer_counters_t load_peer(const comm_t *c, const comm_atomic_counters_t *a, int peer) {
-    if (peer < 0 || peer >= c->size)
-        dp_fatal("rank %d: counters of peer %d asked, but ranks are 0..%d", c->rank, peer, c->size - 1);
+static comm_peer_counters_t load_peer(const comm_t *c, const comm_atomic_counters_t *a, int peer, int size) {
+    if (peer < 0 || peer >= size)
+        dp_fatal("rank %d: counters of peer %d asked, but ranks are 0..%d", c->rank, peer, size - 1);
     const comm_atomic_peer_t *p = &a->peers[peer];
     return (comm_peer_counters_t){atomic_load(&p->msgs_sent), atomic_load(&p->bytes_sent), atomic_load(&p->msgs_recv),
                                   atomic_load(&p->bytes_recv)};
 }
 
-comm_peer_counters_t comm_peer_counters(const comm_t *c, int peer) { return load_peer(c, c->counters, peer); }
+comm_peer_counters_t comm_peer_counters(const comm_t *c, int peer) { return load_peer(c, c->counters, peer, c->size); }
 comm_peer_counters_t comm_process_peer_counters(const comm_t *c, int peer) {
-    return load_peer(c, &c->world->all, peer);
+    return load_peer(c, &c->world->all, peer, c->world->size);
 }
 
 comm_peer_counters_t comm_peer_counters_diff(comm_peer_counters_t a, comm_peer_counters_t b) {
@@ -638,6 +840,10 @@ void comm_reset_counters(comm_t *c) {
     atomic_store(&a->lib_calls, 0);
     atomic_store(&a->lib_bytes, 0);
     atomic_store(&a->ops, 0);
+    atomic_store(&a->msgs_intra, 0);
+    atomic_store(&a->bytes_intra, 0);
+    atomic_store(&a->msgs_inter, 0);
+    atomic_store(&a->bytes_inter, 0);
     for (int p = 0; p < c->size; p++) {
         atomic_store(&a->peers[p].msgs_sent, 0);
         atomic_store(&a->peers[p].bytes_sent, 0);
@@ -653,7 +859,11 @@ comm_counters_t comm_counters_diff(comm_counters_t a, comm_counters_t b) {
                              a.bytes_recv - b.bytes_recv,
                              a.lib_calls - b.lib_calls,
                              a.lib_bytes - b.lib_bytes,
-                             a.ops - b.ops};
+                             a.ops - b.ops,
+                             a.msgs_intra - b.msgs_intra,
+                             a.bytes_intra - b.bytes_intra,
+                             a.msgs_inter - b.msgs_inter,
+                             a.bytes_inter - b.bytes_inter};
 }
 
 void comm_lifetime_counters(comm_lifetime_t *out) {

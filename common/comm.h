@@ -32,6 +32,7 @@
 
 #include "dtype.h"
 #include "link.h"
+#include "topology.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,6 +45,10 @@ typedef struct {
     uint64_t msgs_recv, bytes_recv;
     uint64_t lib_calls, lib_bytes; /* library collectives: calls, and input bytes */
     uint64_t ops;                  /* operations started (the sequence numbers handed out) */
+    /* The point-to-point messages and bytes sent above, split by the link they took: to a rank of
+     * the same node (intra) or of another (inter). Nodes are --topology's, or without it the real
+     * machines (a job on one machine sends everything intra). */
+    uint64_t msgs_intra, bytes_intra, msgs_inter, bytes_inter;
 } comm_counters_t;
 
 /* Point-to-point traffic of this rank with one peer: tells WHICH ranks an algorithm talks to (a ring
@@ -60,6 +65,11 @@ typedef struct {
     double link_latency_us; /* α override in µs, >= 0 (-1: from the preset) */
     double link_gbps;       /* β override in Gbit/s, > 0 (-1: from the preset) */
     double link_slowdown;   /* time-dilation factor applied to presets */
+    /* An emulated two-level cluster (topology.h, link.h): "flat" (the default: one --link for every
+     * pair) or "MxK"; then where ranks sit ("block" or "spread"), the presets inside a node and
+     * between nodes, and whether a node's K ranks share one network card ("node") or have one each
+     * ("rank"). */
+    const char *topology, *placement, *intra, *inter, *nic;
 } comm_opts_t;
 
 #define COMM_DEFAULT_TIMEOUT_S 300.0
@@ -90,6 +100,17 @@ void comm_finalize(comm_t *c);
 comm_t *comm_dup(comm_t *c, const char *name, bool share_counters);
 void comm_free(comm_t *c);
 
+/* Collective over c: a new communicator of the ranks of c that gave the same color (0 or more),
+ * ranked by (key, rank in c), with its own message space and counters (per peer in its own ranks).
+ * Like MPI_Comm_split. The ranks exchange their colors and keys with one library all-gather on c,
+ * counted there as such. */
+comm_t *comm_split(comm_t *c, int color, int key, const char *name);
+/* The two sub-communicators of a hierarchical all-reduce. comm_split_node: the ranks of c on this
+ * rank's node (--topology's, or the real machine), in the order of c. comm_split_local: the ranks
+ * of c with this rank's local index within its node (the i-th rank of c on each node), one per
+ * node, in the order of the nodes. */
+comm_t *comm_split_node(comm_t *c);
+comm_t *comm_split_local(comm_t *c);
 /* How a wait on this communicator spends its time. COMM_WAIT_YIELD (the default) spins briefly,
  * then yields the core for a few milliseconds before napping: the fastest for a rank that has
  * nothing else to do. COMM_WAIT_NAP spins briefly, then sleeps in short naps: for a communication
@@ -111,7 +132,16 @@ int comm_world_size(const comm_t *c);
 int comm_local_rank(const comm_t *c); /* rank among the ranks on this machine */
 int comm_local_size(const comm_t *c);
 const char *comm_backend_name(const comm_t *c);
+/* The flat --link; under --topology the inter-node link (the slower one). */
 const link_t *comm_link(const comm_t *c);
+/* Where ranks sit: the world rank of rank r of c; the node of rank r of c and the number of nodes
+ * (--topology's, or the real machines); the class of the link between this rank and `peer`, and
+ * the link that class emulates (under a flat topology both classes emulate --link). */
+int comm_world_rank(const comm_t *c, int r);
+int comm_node_of(const comm_t *c, int r);
+int comm_nodes(const comm_t *c);
+link_class_t comm_peer_class(const comm_t *c, int peer);
+const link_t *comm_class_link(const comm_t *c, link_class_t cls);
 double comm_timeout_s(const comm_t *c);
 
 /* ---- point-to-point: what the students' algorithms are written with ------------------------- */
@@ -142,9 +172,10 @@ comm_counters_t comm_counters_diff(comm_counters_t after, comm_counters_t before
  * comm_counters(c): shared with the dups that share them. */
 comm_peer_counters_t comm_peer_counters(const comm_t *c, int peer);
 comm_peer_counters_t comm_peer_counters_diff(comm_peer_counters_t after, comm_peer_counters_t before);
-/* Everything this process has moved on ANY communicator of its world (never reset): dups with
- * counters of their own, bookkeeping ones included. What a grader reads to see all the traffic a
- * piece of code caused, wherever it sent it. */
+/* Everything this process has moved on ANY communicator of its world (never reset): dups and splits
+ * with counters of their own, bookkeeping ones included. What a grader reads to see all the traffic
+ * a piece of code caused, wherever it sent it. Peers here are WORLD ranks (0 <= peer < the world's
+ * size), whatever communicator c is. */
 comm_counters_t comm_process_counters(const comm_t *c);
 comm_peer_counters_t comm_process_peer_counters(const comm_t *c, int peer);
 
@@ -173,7 +204,7 @@ void comm_lib_moved(const char *op, size_t count, size_t elem, int rank, int siz
  * wait itself (trainer_add_wait). */
 double comm_thread_wait_s(void);
 
-/* Modelled cost of one message under the link emulator (0 when off). */
+/* Modelled cost of one message under the link emulator (0 when off): over comm_link(c). */
 double comm_link_cost_s(const comm_t *c, size_t bytes);
 
 #endif

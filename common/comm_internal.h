@@ -12,10 +12,13 @@
  * link emulator. Every function returns only when its operation has completed. */
 typedef struct {
     const char *name;
-    /* Fill rank/size/local_rank/local_size and backend state of the world communicator. */
+    /* Fill rank/size/local_rank/local_size and backend state of the world communicator; may fill
+     * c->world->real_node_of (NULL: every rank on one machine). */
     void (*init)(comm_t *c, int *argc, char ***argv);
     void (*finalize)(comm_t *c);
     void (*dup)(comm_t *parent, comm_t *child);
+    /* Collective over parent: child's rank, size and world_of[] are filled already (comm_split). */
+    void (*split)(comm_t *parent, comm_t *child, int color, int key);
     void (*free)(comm_t *c);
     /* dst or src may be -1 (that side skipped). */
     void (*sendrecv)(comm_t *c, const void *sbuf, size_t scount, int dst, void *rbuf, size_t rcount, int src,
@@ -37,6 +40,7 @@ typedef struct {
 
 typedef struct {
     _Atomic uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv, lib_calls, lib_bytes, ops;
+    _Atomic uint64_t msgs_intra, bytes_intra, msgs_inter, bytes_inter;
     comm_atomic_peer_t *peers; /* [size]: the same point-to-point traffic, split by peer */
 } comm_atomic_counters_t;
 
@@ -55,10 +59,16 @@ typedef struct {
 /* One per process: shared by the world communicator and all its dups. */
 typedef struct {
     comm_opts_t opts;
-    link_t link;
-    pthread_mutex_t lock; /* guards comms[], port_free_at */
+    link_t link;                 /* --link; under --topology the inter link */
+    topology_t topo;             /* flat: nodes are the real machines, every class emulates link */
+    link_t links[LINK_NCLASSES]; /* what a message of each class pays */
+    int *node_of, *real_node_of; /* [size]: each world rank's node (emulated, or real) and machine */
+    int nodes;                   /* how many distinct node_of[] values */
+    pthread_mutex_t lock;        /* guards comms[], port_free_at */
     comm_t *comms[COMM_MAX_COMMS];
-    double port_free_at; /* emulator: when this rank's outgoing link is free again */
+    /* emulator: when this rank's outgoing port of each class is free again (flat: [0] only, one
+     * port for every message, as before there were classes) */
+    double port_free_at[LINK_NCLASSES];
     pthread_t watchdog;
     bool watchdog_running;
     _Atomic bool stopping;
@@ -71,6 +81,7 @@ typedef struct {
 
 struct comm {
     int rank, size, local_rank, local_size;
+    int *world_of; /* [size]: the world rank of each rank of this comm */
     char name[32];
     comm_world_t *world;
     comm_atomic_counters_t own_counters;

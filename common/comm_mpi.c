@@ -152,7 +152,17 @@ static void mpi_init(comm_t *c, int *argc, char ***argv) {
     MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &local);
     MPI_Comm_rank(local, &c->local_rank);
     MPI_Comm_size(local, &c->local_size);
+    /* Which machine every rank is on (the nodes of a job without --topology): a machine is named by
+     * the lowest world rank on it, then numbered in the order of those. */
+    int leader = c->rank, *leaders = dp_malloc((size_t)c->size * sizeof *leaders);
+    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, local);
     MPI_Comm_free(&local);
+    MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, s->comm);
+    int *node = dp_calloc((size_t)c->size, sizeof *node);
+    for (int r = 0; r < c->size; r++)
+        for (int q = 0; q < leaders[r]; q++) node[r] += leaders[q] == q; /* machines named before r's */
+    free(leaders);
+    c->world->real_node_of = node;
 }
 
 static void mpi_free(comm_t *c) {
@@ -171,6 +181,20 @@ static void mpi_dup(comm_t *parent, comm_t *child) {
     check(parent, MPI_Comm_dup(mcomm(parent), &s->comm), "Comm_dup");
     MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
     child->be = s;
+}
+
+static void mpi_split(comm_t *parent, comm_t *child, int color, int key) {
+    mpi_state_t *s = dp_calloc(1, sizeof *s);
+    check(parent, MPI_Comm_split(mcomm(parent), color, key, &s->comm), "Comm_split");
+    MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
+    child->be = s;
+    /* MPI orders by (key, parent rank) as comm_split does: a difference would send to wrong ranks */
+    int rank = -1, size = -1;
+    MPI_Comm_rank(s->comm, &rank);
+    MPI_Comm_size(s->comm, &size);
+    if (rank != child->rank || size != child->size)
+        dp_fatal("rank %d: MPI_Comm_split made rank %d of %d, the seam computed rank %d of %d", parent->rank, rank,
+                 size, child->rank, child->size);
 }
 
 /* Wait for requests: spin briefly (the peer is usually about to answer), then yield the core to
@@ -298,7 +322,7 @@ static void mpi_abort(int status) {
 }
 
 const comm_backend_t comm_backend_mpi = {
-    "mpi",         mpi_init,      mpi_finalize,       mpi_dup,        mpi_free,   mpi_sendrecv, mpi_barrier,
+    "mpi",         mpi_init,      mpi_finalize,       mpi_dup,        mpi_split,  mpi_free,  mpi_sendrecv, mpi_barrier,
     mpi_allreduce, mpi_broadcast, mpi_reduce_scatter, mpi_all_gather, mpi_gather, mpi_abort,
 };
 #else

@@ -153,6 +153,25 @@ static void nccl_dup(comm_t *parent, comm_t *child) {
     nccl_join(child);
 }
 
+/* Host side through MPI; device side split from the parent's NCCL communicator (ncclCommSplit,
+ * NCCL 2.18 and later), or else a fresh one over the split (its unique id broadcast on the split's
+ * MPI side). A parent whose ranks share GPUs (no NCCL) has children that stage through MPI too. */
+static void nccl_split(comm_t *parent, comm_t *child, int color, int key) {
+    comm_backend_mpi.split(parent, child, color, key);
+    child->be2 = dp_calloc(1, sizeof(nccl_state_t));
+    nccl_state_t *s = ns(child);
+    if (!ns(parent)->nccl) {
+        ck_cuda(child, cudaStreamCreateWithFlags(&s->own_stream, cudaStreamNonBlocking), "stream create");
+        return;
+    }
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0)
+    ck_cuda(child, cudaStreamCreateWithFlags(&s->own_stream, cudaStreamNonBlocking), "stream create");
+    ck_nccl(child, ncclCommSplit(ns(parent)->nccl, color, key, &s->nccl, NULL), "CommSplit");
+#else
+    nccl_join(child);
+#endif
+}
+
 static void nccl_free(comm_t *c) {
     nccl_release(c);
     comm_backend_mpi.free(c);
@@ -225,8 +244,9 @@ static void nccl_gather(comm_t *c, const void *s, void *r, size_t sendcount, dty
 static void nccl_abort(int status) { comm_backend_mpi.abort(status); }
 
 const comm_backend_t comm_backend_nccl = {
-    "nccl",         nccl_init,      nccl_finalize,       nccl_dup,        nccl_free,   nccl_sendrecv, nccl_barrier,
-    nccl_allreduce, nccl_broadcast, nccl_reduce_scatter, nccl_all_gather, nccl_gather, nccl_abort,
+    "nccl",        nccl_init,    nccl_finalize,  nccl_dup,       nccl_split,          nccl_free,
+    nccl_sendrecv, nccl_barrier, nccl_allreduce, nccl_broadcast, nccl_reduce_scatter, nccl_all_gather,
+    nccl_gather,   nccl_abort,
 };
 #else
 typedef int comm_nccl_not_built; /* ISO C forbids an empty translation unit */

@@ -18,6 +18,7 @@ static void self_init(comm_t *c, int *argc, char ***argv) {
 
 static void self_nothing(comm_t *c) { (void)c; }
 static void self_dup(comm_t *p, comm_t *c) { (void)p, (void)c; }
+static void self_split(comm_t *p, comm_t *c, int color, int key) { (void)p, (void)c, (void)color, (void)key; }
 
 static void self_sendrecv(comm_t *c, const void *sbuf, size_t scount, int dst, void *rbuf, size_t rcount, int src,
                           dtype_t dt) {
@@ -56,6 +57,7 @@ static void self_gather(comm_t *c, const void *s, void *r, size_t n, dtype_t dt,
 static void self_abort(int status) { exit(status); }
 
 const comm_backend_t comm_backend_self = {
-    "self",         self_init,      self_nothing,        self_dup,        self_nothing, self_sendrecv, self_nothing,
-    self_allreduce, self_broadcast, self_reduce_scatter, self_all_gather, self_gather,  self_abort,
+    "self",        self_init,    self_nothing,   self_dup,       self_split,          self_nothing,
+    self_sendrecv, self_nothing, self_allreduce, self_broadcast, self_reduce_scatter, self_all_gather,
+    self_gather,   self_abort,
 };

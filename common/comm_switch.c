@@ -12,9 +12,13 @@
  * under a lock; frames read are matched by (source, context, class) in arrival order, and one not
  * yet wanted waits in a queue. One thread reads at a time; a frame it reads for its own receive goes
  * straight into that buffer. Writes block: the switch always reads (it buffers up to 2 GiB per job),
- * so sendrecv cannot deadlock whatever the sizes. A context id is 0 for the world and, for a dup,
- * derived from its parent's id and how many dups the parent made before: every rank dups a comm in
- * the same order, so the ids agree without a message.
+ * so sendrecv cannot deadlock whatever the sizes. A context id is 0 for the world and, for a dup or
+ * a split, derived from its parent's id and how many the parent made before (and a split's color):
+ * every rank dups and splits a comm in the same order, so the ids agree without a message.
+ *
+ * Frames name WORLD ranks, whatever communicator they are sent on: the switch counts messages per
+ * pair of processes, and that is the evidence. A rank of a split communicator is translated to its
+ * world rank (c->world_of) on the way out, and a source back on the way in.
  *
  * Library collectives and barrier send class LIB (never counted as the students' point-to-point
  * traffic), each library call announced by one CTL_LIBCALL: allreduce reduces on rank 0 in rank
@@ -119,8 +123,9 @@ static bool write_all(const struct iovec *iov_in, int n) {
     return true;
 }
 
+/* dst: a rank of c. */
 static void send_frame(comm_t *c, int dst, uint32_t cls, const void *buf, size_t bytes, uint32_t flags) {
-    sw_frame_t h = {(uint32_t)dst, ctx_of(c), cls, flags, bytes};
+    sw_frame_t h = {(uint32_t)c->world_of[dst], ctx_of(c), cls, flags, bytes};
     struct iovec iov[2] = {{&h, sizeof h}, {(void *)buf, bytes}};
     pthread_mutex_lock(&sw.send_lock);
     bool ok = write_all(iov, bytes ? 2 : 1);
@@ -163,11 +168,11 @@ static frame_t *take(uint32_t src, uint32_t ctx, uint32_t cls) {
 /* Receive the next frame of class cls from src on c into buf (at most `bytes` bytes, as MPI allows
  * a shorter message). Returns the payload bytes received. */
 static size_t recv_frame(comm_t *c, int src, uint32_t cls, void *buf, size_t bytes) {
-    uint32_t ctx = ctx_of(c);
+    uint32_t ctx = ctx_of(c), wsrc = (uint32_t)c->world_of[src];
     double gone_at = 0; /* when src is known gone: when to say so */
     pthread_mutex_lock(&sw.lock);
     for (;;) {
-        frame_t *f = take((uint32_t)src, ctx, cls);
+        frame_t *f = take(wsrc, ctx, cls);
         if (f) {
             pthread_mutex_unlock(&sw.lock);
             if (f->bytes > bytes) too_long(c, src, f->bytes, bytes);
@@ -182,15 +187,15 @@ static size_t recv_frame(comm_t *c, int src, uint32_t cls, void *buf, size_t byt
          * aborts (CTL_ABORT): for a moment, staggered by rank (the lowest says it first, its abort
          * ends the others), keep reading and let that happen, so that what the user reads is the
          * first failure rather than a line from every rank. */
-        if (sw.gone[src] && gone_at == 0)
+        if (sw.gone[wsrc] && gone_at == 0)
             gone_at = dp_now() + fmin(0.5, comm_timeout_s(c) / 10) * (1 + (c->rank < 4 ? c->rank : 4));
-        if (sw.gone[src] && dp_now() >= gone_at) {
+        if (sw.gone[wsrc] && dp_now() >= gone_at) {
             pthread_mutex_unlock(&sw.lock);
             char op[160];
             inflight_desc(c, op, sizeof op);
             dp_fatal("rank %d: rank %d ended without comm_finalize (it crashed, exited early or failed) while this "
                      "rank waited for it in %s",
-                     c->rank, src, op);
+                     sw.rank, (int)wsrc, op);
         }
         if (sw.lost) {
             pthread_mutex_unlock(&sw.lock);
@@ -222,7 +227,7 @@ static size_t recv_frame(comm_t *c, int src, uint32_t cls, void *buf, size_t byt
                 pthread_mutex_lock(&sw.lock);
                 if (h.peer < (uint32_t)sw.size) sw.gone[h.peer] = true;
                 pthread_mutex_unlock(&sw.lock);
-            } else if (h.peer == (uint32_t)src && h.ctx == ctx && h.cls == cls) {
+            } else if (h.peer == wsrc && h.ctx == ctx && h.cls == cls) {
                 /* ours, and nothing of ours waits in the queue (we looked, and only the reader adds) */
                 if (h.bytes > bytes) too_long(c, src, h.bytes, bytes);
                 lost = !read_all(buf, h.bytes);
@@ -383,14 +388,24 @@ static void switch_finalize(comm_t *c) {
     pthread_mutex_destroy(&sw.send_lock);
 }
 
-static void switch_dup(comm_t *parent, comm_t *child) {
+/* FNV-1a over (parent's id, its dup or split number, the split's color + 1 or 0 for a dup):
+ * deterministic on every rank, and 0 (the world) never. */
+static void derive(comm_t *parent, comm_t *child, uint32_t color_plus_1) {
     sw_comm_t *p = parent->be, *s = dp_calloc(1, sizeof *s);
-    /* FNV-1a over (parent's id, its dup number): deterministic on every rank, and 0 (the world) never */
-    uint32_t h = 2166136261u, in[2] = {p->ctx, ++p->ndups};
+    uint32_t h = 2166136261u, in[3] = {p->ctx, ++p->ndups, color_plus_1};
     const unsigned char *b = (const unsigned char *)in;
-    for (size_t i = 0; i < sizeof in; i++) h = (h ^ b[i]) * 16777619u;
+    for (size_t i = 0; i < (color_plus_1 ? sizeof in : 2 * sizeof *in); i++) h = (h ^ b[i]) * 16777619u;
     s->ctx = h ? h : 1;
     child->be = s;
+}
+
+static void switch_dup(comm_t *parent, comm_t *child) { derive(parent, child, 0); }
+
+/* The split's ranks and their world ranks are in child already (comm_split): it needs only a
+ * message space of its own. */
+static void switch_split(comm_t *parent, comm_t *child, int color, int key) {
+    (void)key;
+    derive(parent, child, (uint32_t)color + 1);
 }
 
 static void switch_sendrecv(comm_t *c, const void *sbuf, size_t scount, int dst, void *rbuf, size_t rcount, int src,
@@ -544,7 +559,7 @@ static void switch_abort(int status) {
 }
 
 const comm_backend_t comm_backend_switch = {
-    "switch",          switch_init,    switch_finalize,  switch_dup,       switch_free,
-    switch_sendrecv,   switch_barrier, switch_allreduce, switch_broadcast, switch_reduce_scatter,
-    switch_all_gather, switch_gather,  switch_abort,
+    "switch",        switch_init,    switch_finalize,  switch_dup,       switch_split,          switch_free,
+    switch_sendrecv, switch_barrier, switch_allreduce, switch_broadcast, switch_reduce_scatter, switch_all_gather,
+    switch_gather,   switch_abort,
 };

@@ -11,6 +11,7 @@ static const link_preset_t presets[] = {
     {"nvlink", 3e-6, 450e9, "GPUs in one node over NVLink"},
     {"pcie", 10e-6, 32e9, "GPUs in one node over PCIe 4.0 x16"},
     {"ib", 5e-6, 25e9, "nodes over InfiniBand HDR (200 Gb/s)"},
+    {"ib-hdr", 5e-6, 25e9, "nodes over InfiniBand HDR (200 Gb/s); the same as ib, by the name --inter uses"},
     {"ethernet", 20e-6, 12.5e9, "nodes over 100 Gb Ethernet"},
     {0, 0, 0, 0},
 };
@@ -42,4 +43,9 @@ double link_port_reserve(double *free_at, double now, double cost) {
     double start = fmax(now, *free_at);
     *free_at = start + cost;
     return *free_at;
+}
+
+link_t link_fair_share(link_t l, int sharers) {
+    if (sharers > 1 && l.bytes_per_s > 0) l.bytes_per_s /= sharers;
+    return l;
 }

@@ -15,7 +15,17 @@
  * Presets describe real interconnects played back in slow motion: the emulated cluster runs
  * `slowdown` times slower than real time (default 1000, roughly how much slower one CPU core is than
  * one GPU on this course's small GEMMs), so latency is multiplied and bandwidth divided by it. That
- * keeps the ratio of communication to computation close to what a GPU cluster would see. */
+ * keeps the ratio of communication to computation close to what a GPU cluster would see.
+ *
+ * Two levels (--topology MxK, topology.h): a message between two ranks of one node takes the --intra
+ * link, one between nodes the --inter link. Each rank has one outgoing port per class — NVLink and
+ * the network card are separate hardware — each full duplex, so a rank may send inside its node and
+ * across at the same time. --nic rank (the default) gives every rank a network card of its own, as
+ * rail-optimised clusters do (a DGX has one per GPU). --nic node gives a node one card that its K
+ * ranks share: emulated as a static fair share, each rank's inter link at β/K (link_fair_share).
+ * That is exact when all K ranks of a node send across at once — what the hierarchical all-reduce
+ * does, every rank sending its shard — and pessimistic for a rank that sends across alone, which a
+ * real shared card would let use all of it. */
 #ifndef DPC_LINK_H
 #define DPC_LINK_H
 
@@ -52,6 +62,10 @@ double link_cost_s(const link_t *link, size_t bytes);
  * Updates *free_at and returns the arrival time. Pure: the emulator then sleeps until the arrival
  * (a busy machine may wake it later, never earlier), and this is what its tests check exactly. */
 double link_port_reserve(double *free_at, double now, double cost);
+
+/* The link one of `sharers` ranks gets of a link they share equally: β / sharers, α unchanged (a
+ * message still pays the full latency). sharers <= 1 or an unlimited β: the link itself. */
+link_t link_fair_share(link_t l, int sharers);
 
 static inline bool link_enabled(const link_t *link) { return link->latency_s > 0 || link->bytes_per_s > 0; }
 

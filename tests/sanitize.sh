@@ -46,7 +46,7 @@ start=$(date +%s)
 # of the skeletons, with a time limit per skeleton that ASan's slowdown breaks; the graders of 01,
 # 05 and 08 below cover it), the bug catalogue and the hostile submissions (they grade broken code,
 # not the reference).
-SAN_SHELL="^test_\|^comm$\|^dataset$\|^equiv-hints$\|^equiv-sweep$\|^resume$\|^safetensors_python$\|^skeletons$\|^trainer_errors$\|^loader$\|^noise_scale$\|^seeded_programs$"
+SAN_SHELL="^test_\|^comm$\|^dataset$\|^equiv-hints$\|^equiv-sweep$\|^resume$\|^safetensors_python$\|^skeletons$\|^trainer_errors$\|^loader$\|^noise_scale$\|^seeded_programs$\|^topology$"
 
 # reports LABEL: fail when a sanitizer wrote a log file since the last call (then show its start).
 reports() {

@@ -429,7 +429,7 @@ static void write_dump(trainer_t *t, int64_t first, int64_t last) {
 
 /* Per-rank traffic, memory and timing, gathered on rank 0 into one JSON file. */
 static void write_stats(trainer_t *t) {
-    enum { NCOUNTERS = 10, NFIXED = NCOUNTERS + 2 * MEM_NCATS + 4, NPEER = 4 };
+    enum { NCOUNTERS = 14, NFIXED = NCOUNTERS + 2 * MEM_NCATS + 4, NPEER = 4 };
     /* Then, per peer, t->comm's point-to-point traffic with it: which ranks a rank talked to and how
      * much, so that a run over several hosts can be checked link by link (tests/sh/multihost.sh). */
     const size_t nfields = NFIXED + (size_t)NPEER * (size_t)t->world_size;
@@ -441,10 +441,11 @@ static void write_stats(trainer_t *t) {
     comm_counters_t other = comm_counters_diff(comm_process_counters(t->comm), k);
     other.lib_calls -= comm_counters(t->infra).lib_calls;
     double *mine = dp_malloc(nfields * sizeof(double));
-    const double counters[NCOUNTERS] = {(double)k.msgs_sent,    (double)k.bytes_sent,    (double)k.msgs_recv,
-                                        (double)k.bytes_recv,   (double)k.lib_calls,     (double)k.lib_bytes,
-                                        (double)k.ops,          (double)other.msgs_sent, (double)other.bytes_sent,
-                                        (double)other.lib_calls};
+    const double counters[NCOUNTERS] = {
+        (double)k.msgs_sent, (double)k.bytes_sent, (double)k.msgs_recv, (double)k.bytes_recv, (double)k.lib_calls,
+        (double)k.lib_bytes, (double)k.ops, (double)other.msgs_sent, (double)other.bytes_sent, (double)other.lib_calls,
+        /* what t->comm sent inside a node and across (--topology) */
+        (double)k.msgs_intra, (double)k.bytes_intra, (double)k.msgs_inter, (double)k.bytes_inter};
     memcpy(mine, counters, sizeof counters);
     for (int i = 0; i < MEM_NCATS; i++) {
         mine[NCOUNTERS + i] = (double)t->mem.cur[i];
@@ -481,9 +482,20 @@ static void write_stats(trainer_t *t) {
     double *waits = t->rank == 0 ? dp_malloc(((size_t)t->world_size * nsteps + 1) * sizeof(double)) : NULL;
     comm_lib_gather(t->infra, t->data_wait + first, waits, nsteps, DT_F64, 0);
     if (t->rank != 0) return;
-    static const char *names[NCOUNTERS] = {"msgs_sent",        "bytes_sent",     "msgs_recv", "bytes_recv",
-                                           "lib_calls",        "lib_bytes",      "ops",       "other_msgs_sent",
-                                           "other_bytes_sent", "other_lib_calls"};
+    static const char *names[NCOUNTERS] = {"msgs_sent",
+                                           "bytes_sent",
+                                           "msgs_recv",
+                                           "bytes_recv",
+                                           "lib_calls",
+                                           "lib_bytes",
+                                           "ops",
+                                           "other_msgs_sent",
+                                           "other_bytes_sent",
+                                           "other_lib_calls",
+                                           "intra_msgs_sent",
+                                           "intra_bytes_sent",
+                                           "inter_msgs_sent",
+                                           "inter_bytes_sent"};
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "world_size", t->world_size);
     cJSON_AddNumberToObject(root, "params", (double)model_num_params(&t->model));

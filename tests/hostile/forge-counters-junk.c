@@ -19,6 +19,7 @@ typedef struct {
 } fpeer_t;
 typedef struct {
     _Atomic uint64_t ms, bs, mr, br, lc, lb, ops;
+    _Atomic uint64_t mi, bi, mx, bx;
     fpeer_t *peers;
 } fcounters_t;
 typedef struct {
@@ -26,6 +27,7 @@ typedef struct {
     void (*init)(void *, int *, char ***);
     void (*finalize)(void *);
     void (*dup)(void *, void *);
+    void (*split)(void *, void *, int, int);
     void (*free)(void *);
     void (*sendrecv)(void *, const void *, size_t, int, void *, size_t, int, dtype_t);
     void (*barrier)(void *);
@@ -42,9 +44,13 @@ typedef struct {
 typedef struct {
     comm_opts_t opts;
     link_t link;
+    topology_t topo;
+    link_t links[2];
+    int *node_of, *real_node_of;
+    int nodes;
     pthread_mutex_t lock;
     void *comms[32];
-    double port_free_at;
+    double port_free_at[2];
     pthread_t watchdog;
     bool watchdog_running;
     _Atomic bool stopping;
@@ -54,6 +60,7 @@ typedef struct {
 } fworld_t;
 typedef struct {
     int rank, size, local_rank, local_size;
+    int *world_of;
     char name[32];
     fworld_t *world;
     fcounters_t own;

@@ -239,6 +239,17 @@ if mh ddp "$B/05-ddp/train_ddp" $F --batch 8 --init-seed-per-rank --stats "$TMP/
             rank1.peer0.msgs_recv=$((2 * K + 1)) rank1.peer0.bytes_recv=$(((K + 1) * G)) \
             all.peer+0.msgs_sent=0 all.peer+0.msgs_recv=0
 fi
+# Without --topology the nodes are the real machines (MPI's shared-memory split): on two hosts every
+# byte the ranks send each other crossed between nodes, and the stats' per-class counters say so.
+# (Namespaces only: on the loopback fallback both "hosts" are one machine.)
+if [ $mode = netns ] && [ -f "$TMP/ddp.json" ]; then
+    if "$STATCHECK" "$TMP/ddp.json" --ranks 2 rank0.inter_bytes_sent=$(((K + 1) * G)) rank1.inter_bytes_sent=$((K * G)) \
+        all.intra_bytes_sent=0 all.intra_msgs_sent=0 >"$TMP/ddp-class.sc" 2>&1; then
+        pass "multihost ddp: the stats count every byte as inter-node (two machines, no --topology)"
+    else
+        fail "multihost ddp: per-class counters: $(grep -E '^FAIL|statcheck' "$TMP/ddp-class.sc" | tr '\n' ' ' | head -c 400)"
+    fi
+fi
 
 # FSDP (lesson 08), N = 2: each rank holds a chunk of c = ceil(u/2) of a unit of u parameters (108,
 # 1040, 528, 446: C = 2122 elements in all). Each step and unit: an all-gather for forward, another
