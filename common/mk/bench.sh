@@ -150,8 +150,8 @@ if command -v gnuplot >/dev/null 2>&1; then
     # of a rank share a core here (lesson 05, "Overlap"), more so on a loaded machine.
     note=$(awk -F '\t' -v cores="$(load_cores)" '/^#/ { next } $4 != "" && $4 + 0 < $3 + 0 {
             if ($2 == 1) one = one (one == "" ? "" : ", ") $1; else many = many (many == "" ? "" : ", ") $1 }
-        END { if (many != "") printf "overlap off faster at cap %s MB: on %s shared cores the communication thread competes with backward for a core (lesson 05, Overlap)", many, cores
-              else if (one != "") printf "overlap off faster at cap %s MB: one bucket, sent when backward ends either way: nothing overlaps, the difference is noise", one }' "$OUT/ddp_buckets.tsv")
+        END { if (many != "") printf "overlap off faster at cap %s MB: on %s shared cores the comm thread competes with backward for a core (lesson 05)", many, cores
+              else if (one != "") printf "overlap off faster at cap %s MB: one bucket, sent when backward ends either way, so the difference is noise", one }' "$OUT/ddp_buckets.tsv")
     gnuplot <<GP && echo "wrote $OUT/ddp_buckets.png"
 set terminal pngcairo size 1000,560 noenhanced font ",13"
 set output "$OUT/ddp_buckets.png"
@@ -169,7 +169,8 @@ GP
     panels=""
     for np in ${BENCH_NPS:-2 3 4}; do [ -s "$OUT/allreduce_np$np.tsv" ] && panels="$panels $OUT/allreduce_np$np.tsv"; done
     [ -s "$OUT/allreduce_link_np4.tsv" ] && panels="$panels $OUT/allreduce_link_np4.tsv"
-    n=$(echo $panels | wc -w)
+    n=0
+    for f in $panels; do n=$((n + 1)); done
     cols=$((n < 2 ? n : 2))
     rows=$(((n + 1) / 2))
     {
@@ -180,6 +181,7 @@ GP
         echo 'set grid xtics ytics; set key below horizontal; set ytics nomirror; set y2tics'
         for f in $panels; do
             # N, the largest busbw, the smallest and largest size, the load line bench.sh appended
+            # shellcheck disable=SC2046 # five fields, split into words on purpose
             set -- $(awk -F '\t' '/^# load / { ld = $0; sub(/^# /, "", ld); gsub(/ /, "_", ld); next } /^#/ { next }
                 { np = $8; if ($6 > m) m = $6; if (lo == "" || $1 + 0 < lo) lo = $1 + 0; if ($1 + 0 > hi) hi = $1 + 0 }
                 END { print np + 0, m + 0, lo + 0, hi + 0, ld == "" ? "load_unknown" : ld }' "$f")
