@@ -5,7 +5,8 @@
 #   out/bench/allreduce_np{2,3,4}.tsv   every row (size, algorithm, time, algbw, busbw, #wrong)
 #   out/bench/allreduce_link_np4.tsv    4 ranks over an emulated link (α = 200 µs, β = 1 GB/s): the
 #                                       latency-bound regime, where the tree beats the ring
-#   out/bench/allreduce_busbw.png       busbw against size, one panel per run
+#   out/bench/allreduce_busbw.png       busbw against size (algbw on the right axis), one panel per run;
+#                                       the emulated link's peak β drawn on its panel
 #   out/bench/ddp_buckets.tsv, .png     DDP step time against bucket_cap_mb, overlap on and off, on 2
 #                                       ranks over the emulated nvlink preset (lesson 05)
 #   out/bench/gpt_speed.tsv             GPT training tokens/s (gpt-small, lesson 01's CPU reference) at
@@ -13,6 +14,8 @@
 #                                       $PYTHON (default python3) imports torch: PyTorch is not a course
 #                                       dependency, so without it the comparison is one line saying so.
 #                                       Then the parity of loss and gradients (lessons/01-trainer/gpt_torch.py)
+# Every table and plot says the machine's load average before and after its measurement, and every
+# TSV ends with it as a comment (common/mk/load.sh): on shared cores the load can decide a timing.
 # BENCH_END=64M BENCH_FACTOR=4 BENCH_NPS="2 3 4" change the sweep; BENCH_GPT_STEPS (10) and
 # BENCH_GPT_THREADS ("1 2") the GPT's. Exit status 1 if any result was wrong.
 # BENCH_QUICK=1 make bench: the short form (about 10 s on 2 cores; for tests): every part, and every
@@ -37,23 +40,40 @@ mkdir -p "$OUT"
 lab_use B 04-ring-allreduce bench_allreduce
 lab_use D 05-ddp train_ddp
 lab_use G 01-trainer bench_gpt
+. "$ROOT/common/mk/load.sh"
+# after_table FILE START: the load line under a table, and at the end of its TSV
+after_table() {
+    n=$(load_note "$2")
+    [ -f "$1" ] && echo "# $n" >>"$1"
+    echo "(measured under $n)"
+}
 # One copy through shared memory instead of two, where the kernel lets processes read each other.
 scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
 [ "$scope" = 0 ] && export DP_MPI_SINGLE_COPY=1
 status=0
 for np in ${BENCH_NPS:-2 3 4}; do
     echo "== all-reduce, $np ranks =="
+    l0=$(load_now)
     grading/mpirun -np "$np" "$B" --begin 8 --end "${BENCH_END:-64M}" --factor "${BENCH_FACTOR:-2}" \
         --tsv "$OUT/allreduce_np$np.tsv" || status=1
+    after_table "$OUT/allreduce_np$np.tsv" "$l0"
     echo
 done
 
-echo "== all-reduce, 4 ranks, emulated link: alpha = 200 us, beta = 1 GB/s =="
+# the emulated link: alpha LINK_US, beta LINK_GBPS gigabits/s; the ring's busbw tends to beta (each rank
+# sends 2(N-1)/N of the message through its one port), which no all-reduce can pass: the plot's peak
+LINK_US=200 LINK_GBPS=8
+echo "== all-reduce, 4 ranks, emulated link: alpha = $LINK_US us, beta = $((LINK_GBPS / 8)) GB/s =="
+l0=$(load_now)
 grading/mpirun -np 4 "$B" --begin 8 --end 4M --factor 4 --algos naive,ring,tree --warmup 1 --iters 3 \
-    --link-latency-us 200 --link-gbps 8 --tsv "$OUT/allreduce_link_np4.tsv" || status=1
-awk -F '\t' '/^#/ { next } { t[$1 "," $3] = $4; s[$1] = 1 }
+    --link-latency-us "$LINK_US" --link-gbps "$LINK_GBPS" --tsv "$OUT/allreduce_link_np4.tsv" || status=1
+after_table "$OUT/allreduce_link_np4.tsv" "$l0"
+# for 4 ranks the tree costs 4(alpha + n/beta), the ring 6 alpha + 1.5 n/beta: equal at n = 0.8 alpha beta
+CROSS_MODEL=$(awk -v us="$LINK_US" -v g="$LINK_GBPS" 'BEGIN { printf "%.0f", 0.8 * us * 1e-6 * g / 8 * 1e9 }')
+awk -F '\t' -v model="$CROSS_MODEL" '/^#/ { next } { t[$1 "," $3] = $4; s[$1] = 1 }
     END { cross = ""; for (x in s) { d = t[x ",tree"] < t[x ",ring"]; if (!d && (cross == "" || x + 0 < cross + 0)) cross = x }
-          printf "the ring first beats the tree at %s bytes (the model puts the crossover at 0.8·alpha·beta = 160000 bytes)\n", cross }' "$OUT/allreduce_link_np4.tsv"
+          if (cross == "") printf "the tree beat the ring at every size"; else printf "the ring first beats the tree at %s bytes", cross
+          printf " (the model puts the crossover at 0.8·alpha·beta = %s bytes)\n", model }' "$OUT/allreduce_link_np4.tsv"
 echo
 
 echo "== ratios measured in this run (busbw, messages of 1 MiB and more) =="
@@ -82,6 +102,7 @@ echo "== DDP (lesson 05): step time against bucket_cap_mb, 2 ranks, --link nvlin
 DF="--data $lab_dir/data/words-train.tok --hidden 384 --layers 6 --batch 512 --steps ${BENCH_DDP_STEPS:-8} --log-every 1000 --val none --link nvlink"
 printf '# bucket_cap_mb\tbuckets\tstep_ms_overlap\tstep_ms_no_overlap\n' >"$OUT/ddp_buckets.tsv"
 printf '%14s %8s %16s %16s %8s\n' bucket_cap_mb buckets "overlap on (ms)" "overlap off (ms)" saved
+l0=$(load_now)
 for cap in ${BENCH_CAPS:-0.05 0.25 1 4 25}; do
     on=$(grading/mpirun -np 2 "$D" $DF --bucket-cap-mb "$cap" 2>&1) || status=1
     off=$(grading/mpirun -np 2 "$D" $DF --bucket-cap-mb "$cap" --no-overlap 2>&1) || status=1
@@ -91,6 +112,7 @@ for cap in ${BENCH_CAPS:-0.05 0.25 1 4 25}; do
     printf '%s\t%s\t%s\t%s\n' "$cap" "$nb" "$t_on" "$t_off" >>"$OUT/ddp_buckets.tsv"
     awk -v c="$cap" -v n="$nb" -v a="$t_on" -v b="$t_off" 'BEGIN { printf "%14s %8s %16.1f %16.1f %7.0f%%\n", c, n, a, b, 100 * (b - a) / b }'
 done
+after_table "$OUT/ddp_buckets.tsv" "$l0"
 
 echo
 echo "== GPT training speed (lesson 01's CPU reference): gpt-small, batch 4x128, forward+backward+AdamW =="
@@ -103,6 +125,7 @@ if "$PYTHON" -c 'import torch' >/dev/null 2>&1; then torch=1; else
 fi
 printf '# threads\tours_tokens_per_s\ttorch_tokens_per_s\n' >"$OUT/gpt_speed.tsv"
 printf '%8s %16s %16s %14s\n' threads "ours (tok/s)" "PyTorch (tok/s)" ours/PyTorch
+l0=$(load_now)
 for th in ${BENCH_GPT_THREADS:-1 2}; do
     ours=$("$G" $GA --threads "$th" | sed -n 's/^tokens_per_s \([0-9.]*\).*/\1/p')
     [ -n "$ours" ] || { echo "bench_gpt --threads $th gave no tokens_per_s line"; status=1; continue; }
@@ -112,6 +135,7 @@ for th in ${BENCH_GPT_THREADS:-1 2}; do
     awk -v t="$th" -v a="$ours" -v b="$ref" 'BEGIN { if (b == "") printf "%8s %16.0f %16s %14s\n", t, a, "-", "-"
         else printf "%8s %16.0f %16.0f %13.2fx\n", t, a, b, a / b }'
 done
+after_table "$OUT/gpt_speed.tsv" "$l0"
 if [ "$torch" = 1 ]; then
     # The same parameters and batch through both: loss and every gradient within float32 rounding.
     if "$G" --model gpt-small --batch 2 --seq 128 --dump "$OUT/gpt_parity.bin" >/dev/null; then
@@ -121,35 +145,75 @@ if [ "$torch" = 1 ]; then
 fi
 
 if command -v gnuplot >/dev/null 2>&1; then
+    # Where overlap off came out faster, one line on the plot says why, for the case it is: with one
+    # bucket nothing can overlap (it starts when backward ends either way); with more, the two threads
+    # of a rank share a core here (lesson 05, "Overlap"), more so on a loaded machine.
+    note=$(awk -F '\t' -v cores="$(load_cores)" '/^#/ { next } $4 != "" && $4 + 0 < $3 + 0 {
+            if ($2 == 1) one = one (one == "" ? "" : ", ") $1; else many = many (many == "" ? "" : ", ") $1 }
+        END { if (many != "") printf "overlap off faster at cap %s MB: on %s shared cores the comm thread competes with backward for a core (lesson 05)", many, cores
+              else if (one != "") printf "overlap off faster at cap %s MB: one bucket, sent when backward ends either way, so the difference is noise", one }' "$OUT/ddp_buckets.tsv")
     gnuplot <<GP && echo "wrote $OUT/ddp_buckets.png"
-set terminal pngcairo size 900,500 noenhanced
+set terminal pngcairo size 1000,560 noenhanced font ",13"
 set output "$OUT/ddp_buckets.png"
-set title "DDP step time against bucket_cap_mb (2 ranks, emulated nvlink, 1.0 M parameters)"
-set logscale x; set xlabel "bucket_cap_mb"; set ylabel "ms per step"; set grid; set key top right
-plot "$OUT/ddp_buckets.tsv" using 1:3 with linespoints lw 2 title "overlap on", \
-     "$OUT/ddp_buckets.tsv" using 1:4 with linespoints lw 2 title "overlap off (all buckets after backward)"
+set title "DDP step time against bucket_cap_mb (2 ranks, emulated nvlink, 1.0 M parameters)\n$(sed -n 's/^# load/load/p' "$OUT/ddp_buckets.tsv" | tail -n 1)"
+set logscale x; set xlabel "bucket_cap_mb (points labelled with their bucket count)"; set ylabel "ms per step"
+set yrange [0:*]; set grid; set key bottom right; set offsets graph 0.08, graph 0.08, graph 0.1, 0
+$([ -n "$note" ] && printf 'set bmargin 6\nset label 1 "%s" at screen 0.01, screen 0.03 left font ",12" tc rgb "#a50f15"' "$note")
+plot "$OUT/ddp_buckets.tsv" using 1:3 with linespoints lw 2 pt 7 title "overlap on", \
+     "$OUT/ddp_buckets.tsv" using 1:4 with linespoints lw 2 pt 5 title "overlap off (all buckets after backward)", \
+     "$OUT/ddp_buckets.tsv" using 1:(\$3 > \$4 ? \$3 : \$4):(\$2 == 1 ? "1 bucket" : sprintf("%d buckets", \$2)) with labels offset 0,1 notitle
 GP
+    # bus bandwidth: one panel per measured TSV of this run, two to a row; size on powers of two
+    # labelled in binary units, busbw from 0 on the left axis, algbw = busbw * N / (2(N-1)) on the
+    # right (nccl-tests' two columns), and on the emulated link its peak beta
+    panels=""
+    for np in ${BENCH_NPS:-2 3 4}; do [ -s "$OUT/allreduce_np$np.tsv" ] && panels="$panels $OUT/allreduce_np$np.tsv"; done
+    [ -s "$OUT/allreduce_link_np4.tsv" ] && panels="$panels $OUT/allreduce_link_np4.tsv"
+    n=0
+    for f in $panels; do n=$((n + 1)); done
+    cols=$((n < 2 ? n : 2))
+    rows=$(((n + 1) / 2))
     {
-        echo 'set terminal pngcairo size 1400,900 noenhanced'
+        echo "set terminal pngcairo size $((cols * 660)),$((rows * 500 + 40)) noenhanced font \",12\""
         echo "set output '$OUT/allreduce_busbw.png'"
-        echo 'set multiplot layout 2,2 title "all-reduce bus bandwidth (float32 sum, in place), measured in one run"'
-        echo 'set logscale x 2; set format x "%.0s%cB"; set xlabel "message size"; set ylabel "busbw (GB/s)"; set grid'
-        echo 'set key top left'
-        for f in "$OUT"/allreduce_np*.tsv "$OUT/allreduce_link_np4.tsv"; do
-            [ -s "$f" ] || continue
-            col=6
+        echo "set multiplot layout $rows,$cols title \"all-reduce bandwidth against message size, float32 sum in place: busbw (left axis) and algbw = size/time (right axis)\""
+        echo 'set ylabel "busbw (GB/s)"; set y2label "algbw (GB/s)"'
+        echo 'set grid xtics ytics; set key below horizontal; set ytics nomirror; set y2tics'
+        for f in $panels; do
+            # N, the largest busbw, the smallest and largest size, the load line bench.sh appended
+            # shellcheck disable=SC2046 # five fields, split into words on purpose
+            set -- $(awk -F '\t' '/^# load / { ld = $0; sub(/^# /, "", ld); gsub(/ /, "_", ld); next } /^#/ { next }
+                { np = $8; if ($6 > m) m = $6; if (lo == "" || $1 + 0 < lo) lo = $1 + 0; if ($1 + 0 > hi) hi = $1 + 0 }
+                END { print np + 0, m + 0, lo + 0, hi + 0, ld == "" ? "load_unknown" : ld }' "$f")
+            np=$1 top=$2 lo=$3 hi=$4 ld=$(echo "$5" | tr _ ' ')
+            peak=""
             case $f in *link*)
-                echo "set title '4 ranks, emulated link (alpha 200 us, beta 1 GB/s): time per call'"
-                echo 'set logscale y; set ylabel "time per all-reduce (us)"; set key top left'
-                col=4 ;;
-            *) echo "set title '$(basename "$f" .tsv | sed 's/allreduce_np//') ranks, shared memory'" ;; esac
+                peak=$(awk -v g="$LINK_GBPS" 'BEGIN { print g / 8 }')
+                printf 'set title "%s\\n%s"\n' "$np ranks, emulated link (α = $LINK_US µs, β = $peak GB/s)" "$ld"
+                echo "set arrow 1 from $CROSS_MODEL, graph 0 to $CROSS_MODEL, graph 1 nohead dt 3 lc rgb '#636363'"
+                echo "set label 1 'model: tree = ring at 0.8·α·β = $CROSS_MODEL B' at $CROSS_MODEL, graph 0.6 right offset -0.5,0 tc rgb '#636363'" ;;
+            *) printf 'set title "%s\\n%s"\n' "$np ranks, shared memory (no stated peak)" "$ld"
+               echo 'unset arrow 1; unset label 1' ;;
+            esac
+            # a labelled tick every factor of 16 (16 B, 256 B, 4 KiB ... 16 MiB), a minor one at every power of two
+            awk -v lo="$lo" -v hi="$hi" 'function label(s) { return s < 1024 ? s " B" : s < 1048576 ? s / 1024 " KiB" : s < 1073741824 ? s / 1048576 " MiB" : s / 1073741824 " GiB" }
+                BEGIN { printf "set logscale x 2; set xrange [%g:%g]; set xtics (", lo / 1.25, hi * 1.25
+                        sep = ""; for (k = 0; 2 ^ k <= hi; k++) if (2 ^ k >= lo) {
+                            if (k % 4 == 0) printf "%s\"%s\" %.0f", sep, label(2 ^ k), 2 ^ k; else printf "%s\"\" %.0f 1", sep, 2 ^ k
+                            sep = ", " }
+                        print ")" }'
+            awk -v t="$top" -v p="${peak:-0}" -v np="$np" 'BEGIN { m = (p > t ? p : t) * 1.12; if (m <= 0) m = 1
+                printf "set yrange [0:%g]\n", m
+                if (np > 1) printf "set y2range [0:%g]; set y2tics; set y2label \"algbw (GB/s)\"\n", m * np / (2 * (np - 1))
+                else print "unset y2tics; unset y2label" }'
             printf 'plot '
             sep=""
             for a in naive ring tree ring-pipe lib; do
                 grep -q "	$a	" "$f" || continue
-                printf "%s'< grep \"\t%s\t\" %s' using 1:%s with linespoints title '%s'" "$sep" "$a" "$f" "$col" "$a"
+                printf "%s'< grep \"\t%s\t\" %s' using 1:6 with linespoints lw 2 title '%s'" "$sep" "$a" "$f" "$a"
                 sep=", "
             done
+            [ -n "$peak" ] && printf "%s%s with lines dt 2 lw 2 lc rgb 'black' title 'link peak β = %s GB/s'" "$sep" "$peak" "$peak"
             echo
         done
         echo 'unset multiplot'

@@ -172,11 +172,13 @@ fi
 echo
 echo "== 4/5 collectives and overlap: all-reduce bus bandwidth (lessons 03-04), DDP trace (lesson 05) =="
 BENCH_OUT="$OUT/bench" BENCH_NPS=4 BENCH_FACTOR=4 BENCH_END=16M BENCH_CAPS="0.25 4" BENCH_DDP_STEPS=5 \
-    sh common/mk/bench.sh | grep -E '^==|ring/mpi|ring first|wrote' || true
+    sh common/mk/bench.sh | grep -E '^==|ring/lib|ring first|measured under load|wrote' || true
+. "$ROOT/common/mk/load.sh"
+l0=$(load_now)
 grading/mpirun -np 2 "$DDP" --data "$BUILD/data/words-train.tok" --hidden 384 --layers 6 --batch 512 --steps 12 --log-every 6 --val none \
     --bucket-cap-mb 0.5 --link-latency-us 100 --link-gbps 4 --trace "$OUT/ddp_trace.json"
 sh common/mk/timeline.sh "$OUT/ddp_trace.json.tsv" "$OUT/ddp_timeline.png" 3 2 \
-    "lesson 05: DDP, 2 ranks, emulated link: all-reduces (orange) overlap backward (green)"
+    "lesson 05: DDP, 2 ranks, emulated link: all-reduces overlap backward" "$(load_note "$l0")"
 
 echo
 echo "== 5/5 scaling (lesson 09): model against measurement, and the linear scaling rule =="

@@ -27,6 +27,8 @@ mkdir -p "$OUT"
 . "$ROOT/common/mk/lab_build.sh"
 lab_use TRAIN 01-trainer train
 lab_use NOISE 10-limits train_noise
+. "$ROOT/common/mk/load.sh"
+l0=$(load_now)
 TARGET=${CB_TARGET:-2.40}
 BATCHES=${CB_BATCHES:-8 16 32 64 128 256 512 1024 2048 4096}
 MAX=${CB_MAX_STEPS:-6000}
@@ -83,6 +85,8 @@ est256=$1 s256=$2
               if (n >= 2 && smin > 0) printf "fit steps*B = E_min + S_min*B: E_min = %.0f examples, S_min = %.1f steps, B_crit = E_min/S_min = %.0f\n", emin, smin, emin / smin
               else print "fit: not enough batches reached the target" }' "$OUT/sweep.txt"
     echo "noise scale from DDP (4 ranks): B_simple = $est at B = 32 (over steps $((s32 / 2 + 1))-$s32, its loss reaching the target at $s32), $est256 at B = 256 (over steps $((s256 / 2 + 1))-$s256)"
+    # the numbers are steps and gradient statistics, not times; the load is printed as for every measurement
+    echo "measured under $(load_note "$l0") (step counts, not times)"
 } | tee "$OUT/critical_batch.txt"
 if command -v gnuplot >/dev/null 2>&1; then
     set -- $(sed -n 's/.*E_min = \([0-9.-]*\) examples, S_min = \([0-9.-]*\) steps, B_crit = E_min\/S_min = \([0-9]*\).*/\1 \2 \3/p' "$OUT/critical_batch.txt")
@@ -90,7 +94,7 @@ if command -v gnuplot >/dev/null 2>&1; then
     gnuplot <<GP && echo "critical_batch: wrote $OUT/critical_batch.png"
 set terminal pngcairo size 1000,600 noenhanced
 set output "$OUT/critical_batch.png"
-set title "steps to training loss $TARGET against the global batch (SGD, linear scaling rule); the noise scale from DDP marked"
+set title "steps to training loss $TARGET against the global batch (SGD, linear scaling rule); the noise scale from DDP marked\n$(sed -n 's/^measured under //p' "$OUT/critical_batch.txt")"
 set xlabel "global batch B"; set ylabel "steps to the target"; set logscale xy; set grid; set key bottom left
 set xrange [4:8192]
 set arrow from ${est:-1},graph 0 to ${est:-1},graph 1 nohead lw 2 dt 2 lc rgb "red"

@@ -30,12 +30,14 @@ if [ -n "${LAB_PREDICT:-}" ]; then PREDICT=$LAB_PREDICT; else lab_use PREDICT 10
 if [ -n "${LAB_REPORT:-}" ]; then REPORT=$LAB_REPORT
 elif [ -n "${LAB_BUILD:-}" ]; then REPORT=$LAB_BUILD/10-limits/straggler_report
 else lab_use REPORT 10-limits straggler_report; fi
+. "$ROOT/common/mk/load.sh"
 J=${LAB_JITTER:-exp:20}
 W=${LAB_WARMUP:-3}
 F="--preset tiny --batch 8 --steps ${LAB_STEPS:-60} --log-every 100000 --val none --seed ${LAB_SEED:-1} --data $lab_dir/data/words-train.tok ${LAB_DATA:-}"
 : >"$OUT/base.txt"
 : >"$OUT/measured.txt"
 : >"$OUT/realised.txt"
+l0=$(load_now)
 for N in ${LAB_NS:-1 2 4 8}; do
     for mode in base jitter; do
         extra=""
@@ -57,17 +59,19 @@ for N in ${LAB_NS:-1 2 4 8}; do
     done
 done
 rm -f "$OUT/run.json" "$OUT/run.log"
+ld=$(load_note "$l0")
 "$PREDICT" --jitter "$J" --base "$OUT/base.txt" --measured "$OUT/measured.txt" >"$OUT/model.txt" ||
     { echo "lab: straggler_predict failed"; exit 1; }
 # the table, with the realised delays beside it
 awk 'FNR == NR { r[$1] = $2; next } /^#/ { print; next } $1 == "N" { print $0 "  realised_max_ms"; next }
      { printf "%s %15s\n", $0, ($1 in r) ? r[$1] : "" }' "$OUT/realised.txt" "$OUT/model.txt" | tee "$OUT/table.txt"
+echo "# measured under $ld" | tee -a "$OUT/table.txt"
 if command -v gnuplot >/dev/null 2>&1; then
     {
-        echo 'set terminal pngcairo size 900,560 noenhanced'
+        echo 'set terminal pngcairo size 1000,600 noenhanced font ",13"'
         echo "set output '$OUT/stragglers.png'"
-        echo "set title \"DDP step time under --jitter $J (this machine): model vs measurement\""
-        echo 'set xlabel "ranks N"; set ylabel "step time (ms)"; set grid; set key top left; set logscale x 2'
+        printf 'set title "%s\\n%s"\n' "DDP step time under --jitter $J (this machine): model vs measurement" "$ld"
+        echo 'set xlabel "ranks N"; set ylabel "step time (ms)"; set grid; set key top left; set logscale x 2; set yrange [0:*]; set offsets graph 0.03, graph 0.03, 0, 0'
         echo "plot '$OUT/model.txt' using 1:4 with linespoints lw 2 title 'model: base + E[max of N delays]', \\"
         echo "     '$OUT/measured.txt' using 1:2 with points pt 7 ps 1.6 title 'measured with jitter', \\"
         echo "     '$OUT/base.txt' using 1:2 with linespoints lw 1 pt 6 title 'measured without jitter (base)'"
