@@ -46,7 +46,8 @@ else
 fi | xargs -0 -r sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' sh | # deleted in the working tree: left out
     tar --null -T - -cf - | tar -xf - -C "$OUT" || die "copying the tree into $OUT failed"
 mkdir -p "$OUT/build"
-(cd "$O" && find . -path ./gpu-bundle -prune -o -type f ! -name '*.d' ! -name '*.json' ! -name '*.a' ! -name '*.lock' ! -name 'gpu-bundle.tar.gz' -print0 | tar --null -T - -cf -) |
+# (not the site and MkDocs' venv: 170 MB the GPU checks never read)
+(cd "$O" && find . \( -path ./gpu-bundle -o -path ./mkdocs-venv -o -path ./mkdocs -o -path ./site -o -path ./site-mkdocs \) -prune -o -type f ! -name '*.d' ! -name '*.json' ! -name '*.a' ! -name '*.lock' ! -name 'gpu-bundle.tar.gz' -print0 | tar --null -T - -cf -) |
     tar -xf - -C "$OUT/build" || die "copying $O into $OUT/build failed"
 # config.mk names this machine's compilers; the prebuilt tree is used as it is (DPC_PREBUILT=1)
 cp tests/gpu/bundle-run.sh "$OUT/run.sh" && chmod 755 "$OUT/run.sh" || exit 1
