@@ -294,9 +294,8 @@ static int switch_ok(int w, const want_t *total, uint64_t inter_one, size_t coun
         printf("FAIL: through the grader's switch rank %d sent %llu bytes (%llu messages) to rank %d (%s) and received "
                "%llu (%llu) from it over the whole sweep; the algorithm sends %llu (%llu) and receives %llu (%llu)\n",
                w, (unsigned long long)s->bytes_sent, (unsigned long long)s->msgs_sent, p, klass(w, p),
-               (unsigned long long)s->bytes_recv, (unsigned long long)s->msgs_recv,
-               (unsigned long long)x->bytes_sent, (unsigned long long)x->msgs_sent,
-               (unsigned long long)x->bytes_recv, (unsigned long long)x->msgs_recv);
+               (unsigned long long)s->bytes_recv, (unsigned long long)s->msgs_recv, (unsigned long long)x->bytes_sent,
+               (unsigned long long)x->msgs_sent, (unsigned long long)x->bytes_recv, (unsigned long long)x->msgs_recv);
         printf("  hint: %s\n", traffic_hint);
         return 0;
     }
@@ -367,8 +366,8 @@ static int sweep_check(void) {
     hier_t h;
     comm_t *c = start(spread ? "spread" : "block", &coll, &ops, &h);
     int N = comm_world_size(c), w = comm_rank(c), bad = 0;
-    size_t lengths[] = {0, 1, (size_t)K - 1, (size_t)K, (size_t)K + 1, (size_t)N - 1, (size_t)N, (size_t)N + 1, 1009,
-                        65537};
+    size_t lengths[] = {0,    1,    (size_t)K - 1, (size_t)K, (size_t)K + 1, (size_t)N - 1, (size_t)N, (size_t)N + 1,
+                        1009, 65537};
     size_t nl = sizeof lengths / sizeof lengths[0], maxlen = 65537;
     float *buf = dp_malloc(maxlen * 4), *want = dp_malloc(maxlen * 4);
     want_t *rule = dp_calloc((size_t)N, sizeof *rule), *total = dp_calloc((size_t)N, sizeof *total);
@@ -435,8 +434,8 @@ static int sweep_check(void) {
 
 /* ---- the timing property, from the structure ---------------------------------------------------- */
 
-#define TIMING_COUNT ((size_t)1 << 20) /* 4 MiB per call: a few seconds on a 2-core grader */
-#define TIMING_BYTES (64.0 * 1024 * 1024)
+#define TIMING_COUNT  ((size_t)1 << 20) /* 4 MiB per call: a few seconds on a 2-core grader */
+#define TIMING_BYTES  (64.0 * 1024 * 1024)
 #define TIMING_MARGIN 0.05 /* the ratio within 5% of the model's */
 
 /* Seconds the alpha-beta model gives a rank that sends msgs[c] messages of bytes[c] bytes in all on
