@@ -69,16 +69,66 @@ static void ring_half(want_t *want, int n, int me, const int *member, size_t cou
     }
 }
 
-/* World rank w's traffic with every world peer for one hier_allreduce on count floats. */
-static void hier_want(int w, size_t count, want_t *want) {
+/* The usual ways to get the algorithm wrong, by the traffic they make: a call whose traffic is
+ * exactly one of these is explained by its hint. V_RIGHT is the algorithm. */
+enum { V_RIGHT, V_WHOLE, V_ACROSS_FIRST, V_NO_INTRA_AG, V_NO_INTER_AG, V_WRONG_COMM, V_N };
+static const char *const variant_hint[V_N] = {
+    "",
+    "this is the traffic of the step across the nodes run on the WHOLE buffer: K times the bytes across that "
+    "the algorithm needs — across the nodes a rank all-reduces only its shard, chunk_range(count, K, l)",
+    "this is the traffic of reducing across the nodes first (on the whole buffer, h->inter) and inside the node "
+    "second: the same sum, with 2(M-1)/M of the whole buffer on the slow links instead of 1/K of it — inside first",
+    "this is the traffic of the algorithm without its last step: the all-gather inside the node (h->intra) is "
+    "missing",
+    "this is the traffic of the algorithm without the all-gather across the nodes (h->inter, over the shard)",
+    "this is the traffic of the step across the nodes ran on h->intra (the node's ring again) instead of h->inter "
+    "(the ranks of the same local index on the other nodes)",
+};
+
+/* World rank w's traffic with every world peer for one call on count floats, as variant v sends. */
+static void variant_want(int w, size_t count, int v, want_t *want) {
     int n = node_of(w), l = local_of(w), intra[4096], inter[4096];
     for (int i = 0; i < K; i++) intra[i] = world_of(n, i);
     for (int i = 0; i < M; i++) inter[i] = world_of(i, l);
     size_t shard = clen(count, K, l);
+    if (v == V_ACROSS_FIRST) { /* the nodes' ring on the buffer, then the node's on this rank's piece */
+        size_t piece = clen(count, M, n);
+        ring_half(want, M, n, inter, count, 1);
+        ring_half(want, K, l, intra, piece, 1);
+        ring_half(want, K, l, intra, piece, 0);
+        ring_half(want, M, n, inter, count, 0);
+        return;
+    }
+    size_t across = v == V_WHOLE ? count : shard;
     ring_half(want, K, l, intra, count, 1);
-    ring_half(want, M, n, inter, shard, 1);
-    ring_half(want, M, n, inter, shard, 0);
-    ring_half(want, K, l, intra, count, 0);
+    if (v == V_WRONG_COMM) {
+        ring_half(want, K, l, intra, shard, 1);
+        ring_half(want, K, l, intra, shard, 0);
+    } else {
+        ring_half(want, M, n, inter, across, 1);
+        if (v != V_NO_INTER_AG) ring_half(want, M, n, inter, across, 0);
+    }
+    if (v != V_NO_INTRA_AG) ring_half(want, K, l, intra, count, 0);
+}
+
+static void hier_want(int w, size_t count, want_t *want) { variant_want(w, count, V_RIGHT, want); }
+
+/* The variant whose bytes with every peer are exactly `got`'s (not the algorithm's), or -1. */
+static int which_variant(int w, size_t count, const comm_peer_counters_t *got) {
+    int N = M * K;
+    want_t *x = dp_calloc((size_t)N, sizeof *x);
+    int found = -1;
+    for (int v = 1; v < V_N && found < 0; v++) {
+        memset(x, 0, (size_t)N * sizeof *x);
+        variant_want(w, count, v, x);
+        int same = 1;
+        for (int p = 0; p < N; p++)
+            same &= got[p].bytes_sent == x[p].bytes_sent && got[p].bytes_recv == x[p].bytes_recv &&
+                    got[p].msgs_sent == x[p].msgs_sent && got[p].msgs_recv == x[p].msgs_recv;
+        if (same) found = v;
+    }
+    free(x);
+    return found;
 }
 
 /* The flat ring's (lesson 04) on the world, for the timing check. */
@@ -169,13 +219,15 @@ static void diagnose(int w, size_t count, redop_t op, const float *got, const fl
            "expected %.9g\n",
            M, K, spread ? "spread" : "block", count, op == REDOP_SUM ? "sum" : "average", w, node_of(w), local_of(w),
            first, (double)got[first], (double)want[first]);
-    int own = 1, close = 1, times_n = 1, over_n = 1;
+    int own = 1, close = 1, times_n = 1, over_n = 1, times_k = K > 1 && M > 1, times_m = K > 1 && M > 1;
     for (size_t i = 0; i < count; i++) {
         double e = exact(N, i) / (op == REDOP_AVG ? N : 1), tol = 1e-4 * (fabs(e) + 1);
         own &= got[i] == value(w, i);
         close &= fabs(got[i] - e) <= tol;
         times_n &= fabs(got[i] - e * N) <= 1e-4 * (fabs(e * N) + 1);
         over_n &= fabs(got[i] - e / N) <= 1e-4 * (fabs(e / N) + 1);
+        times_k &= fabs(got[i] - e * K) <= 1e-4 * (fabs(e * K) + 1);
+        times_m &= fabs(got[i] - e * M) <= 1e-4 * (fabs(e * M) + 1);
     }
     /* per node shard and, inside this rank's shard, per piece: which are right */
     int shard_ok[4096], piece_ok[4096], piece_sum[4096], nshard_ok = 0, npiece_ok = 0;
@@ -205,6 +257,14 @@ static void diagnose(int w, size_t count, redop_t op, const float *got, const fl
         printf("  hint: rank %d still holds its own input: it never received the result\n", w);
     else if (N > 1 && op == REDOP_AVG && times_n)
         printf("  hint: this is the SUM: REDOP_AVG must divide by N = M*K = %d\n", N);
+    else if (op == REDOP_AVG && times_k)
+        printf("  hint: this is K = %d times the average: divided by M = %d (the nodes) only — ring_allreduce's "
+               "REDOP_AVG divides by the size of ITS communicator; the mean divides by N = M*K, once\n",
+               K, M);
+    else if (op == REDOP_AVG && times_m)
+        printf("  hint: this is M = %d times the average: divided by K = %d (a node's ranks) only; the mean divides "
+               "by N = M*K, once\n",
+               M, K);
     else if (N > 1 && over_n)
         printf("  hint: this is 1/%d of the expected value: divided by N %s\n", N,
                op == REDOP_AVG ? "twice (once is enough: the piece each rank finishes, by 1/N)"
@@ -261,7 +321,11 @@ static int call_traffic_ok(int w, size_t count, redop_t op, const comm_peer_coun
                (unsigned long long)g->msgs_sent, (unsigned long long)g->bytes_sent, p, klass(w, p),
                (unsigned long long)g->msgs_recv, (unsigned long long)g->bytes_recv, (unsigned long long)x->msgs_sent,
                (unsigned long long)x->bytes_sent, (unsigned long long)x->msgs_recv, (unsigned long long)x->bytes_recv);
-        traffic_explain(w, p, count, g->bytes_sent, x->bytes_sent);
+        int v = which_variant(w, count, got);
+        if (v > 0)
+            printf("  hint: %s\n", variant_hint[v]);
+        else
+            traffic_explain(w, p, count, g->bytes_sent, x->bytes_sent);
         return 0;
     }
     return 1;
@@ -329,8 +393,21 @@ static int judge_call(int w, size_t count, redop_t op, const float *buf, float *
         printf("FAIL: hier_allreduce, %dx%d %s, count=%zu, %s: rank %d scaled %llu elements with ops_scale; it "
                "must scale exactly %zu, the piece of its shard it finished across the nodes\n  hint: ",
                M, K, spread ? "spread" : "block", count, opname, w, (unsigned long long)scaled, may);
+        int other = -1; /* another node's piece of this shard, by its length */
+        for (int j = 0; j < M && other < 0 && M > 1; j++)
+            if (j != node_of(w) && scaled == clen(sl, M, j) && scaled != may) other = j;
         if (op == REDOP_SUM)
             printf("REDOP_SUM never scales\n");
+        else if (other >= 0 && scaled == sl)
+            printf("it scaled its whole shard, or piece %d of it (both are %llu long), not its own piece %d (%zu): "
+                   "scale only chunk_range(shard length, M, m) with m its rank in h->inter — its index among the "
+                   "nodes, not arithmetic on its world rank (with --placement spread, node = r %% M, not r / K)\n",
+                   other, (unsigned long long)scaled, node_of(w), may);
+        else if (other >= 0)
+            printf("%llu is the length of piece %d of its shard, not of its own piece %d (%zu): its piece is "
+                   "chunk_range(shard length, M, m) with m its rank in h->inter — its index among the nodes, not "
+                   "arithmetic on its world rank (with --placement spread, node = r %% M, not r / K)\n",
+                   (unsigned long long)scaled, other, node_of(w), may);
         else if (scaled == count && N > 1)
             printf("it scaled the whole buffer: each rank scales only its piece, 1/N of the buffer\n");
         else if (scaled == sl && M > 1)
@@ -402,7 +479,9 @@ static int sweep_check(void) {
                 if (count == maxlen && node_of(p) != node_of(w) && op == REDOP_SUM) inter_one += rule[p].bytes_sent;
             }
             /* the run only records: the judge computes the reference and decides */
-            int mine = ck_recording() ? 0 : judge_call(w, count, op, buf, want, d, rule, scaled);
+            /* the run decides the same way on the same values (its verdict counts for nothing): both
+             * phases then stop at the same call, and the judge's tape ends where the run's does */
+            int mine = judge_call(w, count, op, buf, want, d, rule, scaled);
             int any = mine;
             comm_lib_allreduce(c, &mine, &any, 1, DT_I32, REDOP_MAX); /* the grader's own bookkeeping */
             bad = any;
