@@ -16,6 +16,7 @@ void coll_init(coll_t *coll, comm_t *comm, const ops_t *ops) {
     if (ops && ops_stream(ops)) comm_set_stream(comm, ops_stream(ops));
     coll->scratch = NULL;
     coll->scratch_count = 0;
+    coll->ext = NULL;
 }
 
 void coll_free(coll_t *coll) {

@@ -23,6 +23,10 @@ typedef struct {
     const ops_t *ops;
     float *scratch;
     size_t scratch_count;
+    /* What an all-reduce built on more than this communicator keeps with it (lesson 11's hier_t:
+     * the node's and the nodes' sub-communicators), so that it still fits allreduce_fn; NULL for
+     * the flat algorithms. coll_init sets it to NULL and coll_free leaves it alone. */
+    void *ext;
 } coll_t;
 
 typedef void (*allreduce_fn)(coll_t *coll, float *buf, size_t count, redop_t op);

@@ -213,6 +213,7 @@ void ddp_free(ddp_t *d) {
         pthread_cond_broadcast(&d->cv);
         pthread_mutex_unlock(&d->lock);
         pthread_join(d->thread, NULL);
+        if (d->ext && d->ext->teardown) d->ext->teardown(&d->coll);
         coll_free(&d->coll);
         comm_free(d->comm);
         for (int b = 0; b < (d->nbuckets > 0 ? d->nbuckets : 1); b++) {
@@ -283,7 +284,11 @@ float ddp_train_step(trainer_t *t, double lr) {
 
 /* ---- options and log ---------------------------------------------------------------------------- */
 
-cli_opt_t *ddp_cli_options(ddp_options_t *o) {
+cli_opt_t *ddp_cli_options(ddp_options_t *o) { return ddp_cli_options_ext(o, NULL); }
+
+cli_opt_t *ddp_cli_options_ext(ddp_options_t *o, const ddp_allreduce_ext_t *ext) {
+    o->ext = ext;
+    snprintf(o->choices, sizeof o->choices, "ring|tree|naive|lib%s%s", ext ? "|" : "", ext ? ext->name : "");
     o->bucket_cap_mb = 0; /* unset, as PyTorch's bucket_cap_mb=None: ddp_setup picks the defaults */
     o->allreduce = "ring";
     o->no_overlap = false;
@@ -296,8 +301,7 @@ cli_opt_t *ddp_cli_options(ddp_options_t *o) {
          "with a 1 MiB first bucket",
          .min = 0, .max = 1e6},
         {"allreduce", CLI_CHOICE, &o->allreduce,
-         "the all-reduce of each bucket (lib: the comm library's, MPI or NCCL under --comm)",
-         .choices = "ring|tree|naive|lib"},
+         "the all-reduce of each bucket (lib: the comm library's, MPI or NCCL under --comm)", .choices = o->choices},
         {"no-overlap", CLI_FLAG, &o->no_overlap, "launch every bucket after backward (to measure what overlap buys)"},
         {"init-seed-per-rank", CLI_FLAG, &o->init_seed_per_rank,
          "initialise ranks other than 0 from other seeds (the broadcast must make them rank 0)"},
@@ -318,12 +322,15 @@ static void lib_allreduce(coll_t *coll, float *buf, size_t count, redop_t op) {
 void ddp_setup(ddp_t *d, trainer_t *t, const ddp_options_t *o) {
     /* rank 0 keeps --seed: after the broadcast every rank must hold exactly what rank 0 drew */
     if (o->init_seed_per_rank && t->rank != 0) model_reset_params(&t->model, t->cfg.seed + 1000 + (uint64_t)t->rank);
-    allreduce_fn fn = !strcmp(o->allreduce, "tree")    ? tree_allreduce
+    bool ext = o->ext && !strcmp(o->allreduce, o->ext->name);
+    allreduce_fn fn = ext                              ? o->ext->fn
+                      : !strcmp(o->allreduce, "tree")  ? tree_allreduce
                       : !strcmp(o->allreduce, "naive") ? naive_allreduce
                       : !strcmp(o->allreduce, "lib")   ? lib_allreduce
                                                        : ring_allreduce;
     if (!strcmp(o->reduce_dtype, "bf16")) {
         if (t->ops->backend != OPS_CPU) cli_usage_error("--reduce-dtype bf16 runs on --device cpu only");
+        if (ext) cli_usage_error("--reduce-dtype bf16 is its own flat ring: leave --allreduce %s out", o->ext->name);
         fn = ddp_allreduce_bf16;
     }
     /* PyTorch: first_bucket_bytes_cap = _DEFAULT_FIRST_BUCKET_BYTES only when bucket_cap_mb was left
@@ -331,6 +338,10 @@ void ddp_setup(ddp_t *d, trainer_t *t, const ddp_options_t *o) {
     bool unset = o->bucket_cap_mb == 0;
     size_t cap = (size_t)((unset ? DDP_DEFAULT_BUCKET_CAP_MB : o->bucket_cap_mb) * DDP_MIB);
     ddp_init(d, t, cap, unset ? DDP_FIRST_BUCKET_BYTES : cap, fn);
+    if (ext) { /* the thread has launched nothing yet: its communicator is free for the setup */
+        d->ext = o->ext;
+        if (d->ext->setup) d->ext->setup(&d->coll);
+    }
     d->overlap = !o->no_overlap;
     /* before the first step, not after the last (ddp_write_log) */
     if (t->rank == 0) dp_check_output("--ddp-log", o->ddp_log);

@@ -36,6 +36,18 @@ typedef struct {
 
 typedef struct ddp ddp_t;
 
+/* An all-reduce a later lesson adds to --allreduce's choices (lesson 11's "hier", built on the
+ * node's and the nodes' sub-communicators). Lesson 05 knows none by name: a program hands its own
+ * to ddp_cli_options_ext. setup runs once, on the main thread, after ddp_init and before the first
+ * step (the communication thread is idle until the first launch): it builds what fn needs on the
+ * thread's coll_t (in coll->ext, on coll->comm). teardown undoes it in ddp_free. */
+typedef struct {
+    const char *name;
+    allreduce_fn fn;
+    void (*setup)(coll_t *coll);
+    void (*teardown)(coll_t *coll);
+} ddp_allreduce_ext_t;
+
 struct ddp {
     trainer_t *t;
     int world_size, rank;
@@ -72,6 +84,8 @@ struct ddp {
     /* what happened, for the grader: the launch order of the last backward */
     int *launch_log;
     int nlaunched;
+    /* the --allreduce of a later lesson, when chosen (its teardown runs in ddp_free); else NULL */
+    const ddp_allreduce_ext_t *ext;
 };
 
 /* Build the buckets: walk the parameters in reverse registration order, adding each parameter's
@@ -114,9 +128,13 @@ typedef struct {
     bool no_overlap;
     bool init_seed_per_rank;
     const char *ddp_log;
-    const char *reduce_dtype; /* "fp32", or "bf16": ddp_allreduce_bf16 instead of --allreduce */
+    const char *reduce_dtype;       /* "fp32", or "bf16": ddp_allreduce_bf16 instead of --allreduce */
+    const ddp_allreduce_ext_t *ext; /* one more --allreduce choice (ddp_cli_options_ext), or NULL */
+    char choices[96];               /* --allreduce's choices, the extension's included */
 } ddp_options_t;
 cli_opt_t *ddp_cli_options(ddp_options_t *o);
+/* The same, with ext->name one more --allreduce choice (lesson 11's train_ddp: "hier"). */
+cli_opt_t *ddp_cli_options_ext(ddp_options_t *o, const ddp_allreduce_ext_t *ext);
 void ddp_setup(ddp_t *d, trainer_t *t, const ddp_options_t *o);
 /* --reduce-dtype bf16 (ddp_bf16.c): a ring all-reduce with bf16 messages, rounding every hop's sum
  * to bf16, as NCCL's all-reduce of bf16 tensors (REDOP_SUM only, host buffers). */

@@ -136,6 +136,21 @@ for id in alice bob; do
     else
         fail "quiz 10 ($id): cannot read the norms from: $t"
     fi
+
+    # 11 q2: the hierarchical all-reduce's bytes across the nodes, from rank r's shard (chunk l of
+    # count over K) and the ring over M on it: every piece but n, then every piece but n+1
+    t=$(text 11 "$id" 2)
+    set -- $(echo "$t" | sed -n 's/.*all-reduce of \([0-9]*\) floats on --topology \([0-9]*\)x\([0-9]*\) (block).*does rank \([0-9]*\) send.*/\1 \2 \3 \4/p')
+    if [ $# = 4 ]; then
+        want=$(awk -v c="$1" -v M="$2" -v K="$3" -v r="$4" 'BEGIN { n = int(r / K); l = r % K
+            S = int(c / K) + (l < c % K); b = int(S / M); e = S % M
+            for (i = 0; i < M; i++) { len = b + (i < e); if (i != n) s += len; if (i != (n + 1) % M) s += len }
+            print 4 * s }')
+        got=$(ans 11 "$id" 2)
+        if [ "$got" = "$want" ]; then pass "quiz 11 ($id): bytes across of rank $4 on $2x$3 for $1 floats = $got (awk: $want)"; else fail "quiz 11 ($id): bytes across $got, awk says $want"; fi
+    else
+        fail "quiz 11 ($id): cannot read the cluster from: $t"
+    fi
 done
 
 # ---- the reports: grade's JSON and Gradescope, and the interactive mode ------------------------------
