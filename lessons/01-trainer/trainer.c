@@ -429,10 +429,12 @@ static void write_dump(trainer_t *t, int64_t first, int64_t last) {
 
 /* Per-rank traffic, memory and timing, gathered on rank 0 into one JSON file. */
 static void write_stats(trainer_t *t) {
-    enum { NCOUNTERS = 14, NFIXED = NCOUNTERS + 2 * MEM_NCATS + 4, NPEER = 4 };
+    enum { NCOUNTERS = 14, NFIXED = NCOUNTERS + 2 * MEM_NCATS + 4, NPEER = 4, NCOMM = 6 };
     /* Then, per peer, t->comm's point-to-point traffic with it: which ranks a rank talked to and how
-     * much, so that a run over several hosts can be checked link by link (tests/sh/multihost.sh). */
-    const size_t nfields = NFIXED + (size_t)NPEER * (size_t)t->world_size;
+     * much, so that a run over several hosts can be checked link by link (tests/sh/multihost.sh);
+     * then, per communicator of t->stats_comms, what this rank sent on it, in all and by link class. */
+    const size_t npeers = (size_t)NPEER * (size_t)t->world_size;
+    const size_t nfields = NFIXED + npeers + (size_t)NCOMM * (size_t)t->nstats_comms;
     comm_counters_t k = comm_counters(t->comm);
     /* Traffic anywhere but on t->comm: point-to-point on any other communicator (a dup, or the
      * bookkeeping one), and library collectives beyond the bookkeeping's own. A trainer whose
@@ -462,6 +464,12 @@ static void write_stats(trainer_t *t) {
         v[1] = (double)pc.bytes_sent;
         v[2] = (double)pc.msgs_recv;
         v[3] = (double)pc.bytes_recv;
+    }
+    for (int i = 0; i < t->nstats_comms; i++) {
+        comm_counters_t sc = comm_counters(t->stats_comms[i].comm);
+        const double v[NCOMM] = {(double)sc.msgs_sent,   (double)sc.bytes_sent, (double)sc.msgs_intra,
+                                 (double)sc.bytes_intra, (double)sc.msgs_inter, (double)sc.bytes_inter};
+        memcpy(mine + NFIXED + npeers + (size_t)NCOMM * (size_t)i, v, sizeof v);
     }
     double *all = t->rank == 0 ? dp_malloc((size_t)t->world_size * nfields * sizeof(double)) : NULL;
     comm_lib_gather(t->infra, mine, all, nfields, DT_F64, 0);
@@ -536,6 +544,17 @@ static void write_stats(trainer_t *t) {
             for (int i = 0; i < NPEER; i++)
                 cJSON_AddNumberToObject(po, peer_names[i], v[NFIXED + (size_t)NPEER * (size_t)p + (size_t)i]);
             cJSON_AddItemToArray(peers, po);
+        }
+        if (t->nstats_comms) {
+            static const char *comm_names[NCOMM] = {"msgs_sent",        "bytes_sent",      "intra_msgs_sent",
+                                                    "intra_bytes_sent", "inter_msgs_sent", "inter_bytes_sent"};
+            cJSON *comms = cJSON_AddObjectToObject(o, "comms");
+            for (int i = 0; i < t->nstats_comms; i++) {
+                cJSON *co = cJSON_AddObjectToObject(comms, t->stats_comms[i].name);
+                for (int q = 0; q < NCOMM; q++)
+                    cJSON_AddNumberToObject(co, comm_names[q],
+                                            v[NFIXED + npeers + (size_t)NCOMM * (size_t)i + (size_t)q]);
+            }
         }
         cJSON_AddItemToArray(ranks, o);
     }

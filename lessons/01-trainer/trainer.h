@@ -66,6 +66,7 @@ typedef struct {
 } trainer_config_t;
 
 typedef struct trainer trainer_t;
+#define TRAINER_STATS_COMMS 4
 /* One optimisation step on t->ctx/t->targets (this rank's t->local_batch examples) with learning
  * rate lr; returns the mean loss over the GLOBAL batch. */
 typedef float (*train_step_fn)(trainer_t *t, double lr);
@@ -120,6 +121,14 @@ struct trainer {
     const char *csv_extra_header;
     void (*csv_extra)(trainer_t *t, char *buf, size_t n);
     void (*stats_extra)(trainer_t *t, void *json_root);
+    /* A later lesson's own communicators (lesson 08's --hybrid: the node's and the replicas'), whose
+     * traffic t->comm's counters miss: --stats reports each rank's on each, by link class, under
+     * "comms" and the name. The same names, in the same order, on every rank. */
+    struct {
+        const char *name;
+        comm_t *comm;
+    } stats_comms[TRAINER_STATS_COMMS];
+    int nstats_comms;
     void (*full_params)(trainer_t *t, float *out); /* every parameter, on rank 0 */
     void (*full_grads)(trainer_t *t, float *out);  /* every gradient, on rank 0 */
     void (*save)(trainer_t *t, const char *path);  /* write a checkpoint (default checkpoint_save) */

@@ -204,8 +204,10 @@ float *fsdp_param_shard(const fsdp_t *f, int u) {
  * fsdp_param_shard or fsdp_grad_shard, which know where each stage keeps them), unit by unit. */
 static void assemble(trainer_t *t, float *(*chunk)(const fsdp_t *, int), float *out) {
     fsdp_t *f = t->ext;
+    /* --hybrid: rank 0's node holds every shard; the other nodes' are copies of them */
+    if (f->shard_infra && f->shard_group != 0) return;
     coll_t coll;
-    coll_init(&coll, t->infra, t->ops);
+    coll_init(&coll, f->shard_infra ? f->shard_infra : t->infra, t->ops);
     for (int u = 0; u < f->nunits; u++) {
         size_t c = f->units[u].chunk, n = full_count(f, u);
         float *tmp = ops_alloc(t->ops, n);
@@ -256,12 +258,15 @@ static uint64_t run_id(trainer_t *t) {
 }
 
 /* Each rank writes its own file: PATH.rank<r>-of-<N>.safetensors with, per unit, its shard of the
- * parameters and of AdamW's m and v; fsdp_consolidate turns the N files into one lesson-01 checkpoint. */
+ * parameters and of AdamW's m and v; fsdp_consolidate turns the N files into one lesson-01 checkpoint.
+ * --hybrid K: the K ranks of node 0 only, as rank r of K (the other nodes hold the same shards: the
+ * replicas' all-reduce gives them the same bits), so the files are those of FSDP on K ranks. */
 static void save_shards(trainer_t *t, const char *path) {
     fsdp_t *f = t->ext;
     uint64_t id = run_id(t);
+    if (f->shard_group != 0) return;
     char file[4096], name[64], val[256], err[512];
-    snprintf(file, sizeof file, "%s.rank%d-of-%d.safetensors", path, t->rank, t->world_size);
+    snprintf(file, sizeof file, "%s.rank%d-of-%d.safetensors", path, f->rank, f->world_size);
     st_writer_t *w = st_writer_new();
     float *p = host_param_shards(f), *m = host_copy(t->ops, t->optim.m, f->shard_numel);
     float *v = t->optim.v ? host_copy(t->ops, t->optim.v, f->shard_numel) : NULL;
@@ -280,9 +285,9 @@ static void save_shards(trainer_t *t, const char *path) {
     st_writer_meta(w, "model", val);
     st_writer_meta(w, "format", "dpc-fsdp-shard-1");
     st_writer_meta(w, "optimizer", t->optim.kind == OPTIM_ADAMW ? "adamw" : "sgd");
-    snprintf(val, sizeof val, "%d", t->rank);
+    snprintf(val, sizeof val, "%d", f->rank);
     st_writer_meta(w, "rank", val);
-    snprintf(val, sizeof val, "%d", t->world_size);
+    snprintf(val, sizeof val, "%d", f->world_size);
     st_writer_meta(w, "world_size", val);
     snprintf(val, sizeof val, "%" PRId64, t->step);
     st_writer_meta(w, "step", val);
@@ -303,7 +308,7 @@ static void save_shards(trainer_t *t, const char *path) {
     if (t->rank == 0)
         logger_line(&t->log,
                     "fsdp: wrote %d shard files %s.rank*-of-%d.safetensors (consolidate with fsdp_consolidate)",
-                    t->world_size, path, t->world_size);
+                    f->world_size, path, f->world_size);
 }
 
 /* ---- construction --------------------------------------------------------------------------------- */
@@ -337,7 +342,7 @@ static void check_layout(const fsdp_t *f, const model_t *m) {
         dp_fatal("fsdp_shard_layout: shard_numel %zu, the chunks add up to %zu", f->shard_numel, off);
 }
 
-void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on, int zero_stage) {
+void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on, int zero_stage, int hybrid) {
     memset(f, 0, sizeof *f);
     f->t = t;
     f->zero_stage = zero_stage;
@@ -346,6 +351,7 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on, int zero_stage) {
         dp_fatal("--prefetch gathers parameters before their unit computes: only stage 3 shards them (--zero-stage 3)");
     f->world_size = t->world_size;
     f->rank = t->rank;
+    hsdp_setup(f, t, hybrid, zero_stage); /* --hybrid K: the node's K ranks instead */
     f->prefetch = prefetch_on;
     model_t *m = &t->model;
     /* The GPT's LM head is tied to wte (gpt.h): unit 0 is used at both ends of forward and opens
@@ -416,15 +422,17 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on, int zero_stage) {
         for (int u = 0; u < f->nunits; u++) m->unit_params[u] = m->unit_grads[u] = NULL;
         m->unit_hooks = (model_unit_hooks_t){f, pre_forward, post_forward, pre_backward, post_backward};
     }
-    coll_init(&f->coll, t->comm, t->ops);
+    /* the ranks that shard the model: every rank, or --hybrid's node */
+    comm_t *shard_comm = f->shard_comm ? f->shard_comm : t->comm;
+    coll_init(&f->coll, shard_comm, t->ops);
     /* a host context only when t->ops is a GPU's (a second CPU context would reset BLAS's threads) */
     f->host_ops = t->ops->backend == OPS_CPU ? NULL : ops_create(OPS_CPU, t->ops->threads);
-    coll_init(&f->host_coll, t->comm, f->host_ops ? f->host_ops : t->ops);
+    coll_init(&f->host_coll, shard_comm, f->host_ops ? f->host_ops : t->ops);
     if (f->prefetch) {
         pthread_mutex_init(&f->lock, NULL);
         pthread_cond_init(&f->cv, NULL);
         f->want_unit = f->done_unit = -1;
-        f->worker_comm = comm_dup(t->comm, "fsdp-prefetch", true);
+        f->worker_comm = comm_dup(shard_comm, "fsdp-prefetch", true);
         comm_set_wait(f->worker_comm, COMM_WAIT_NAP);
         f->worker_ops = t->ops->backend == OPS_CUDA ? ops_create(OPS_CUDA, 1) : NULL; /* its own stream */
         f->asked = ops_event_create(t->ops);
@@ -442,6 +450,11 @@ void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch_on, int zero_stage) {
                     "fsdp: ZeRO stage %d, %d units sharded over %d ranks: %zu of %zu parameters per rank (padding "
                     "included), prefetch %s",
                     zero_stage, f->nunits, f->world_size, S, P, f->prefetch ? "on" : "off");
+    if (t->rank == 0 && f->replica_comm)
+        logger_line(&t->log,
+                    "fsdp: --hybrid %d: sharded inside each of %d nodes of %d ranks, replicated across them (the "
+                    "gradient shard averaged over %d replicas after backward)",
+                    f->world_size, f->replicas, f->world_size, f->replicas);
 }
 
 void fsdp_free(fsdp_t *f) {
@@ -459,6 +472,7 @@ void fsdp_free(fsdp_t *f) {
     }
     coll_free(&f->coll);
     coll_free(&f->host_coll);
+    hsdp_free(f);
     if (f->host_ops) ops_destroy(f->host_ops);
     if (f->zero_stage < 3) zero_free(f);
     for (int u = 0; u < f->nunits; u++) {
@@ -478,6 +492,7 @@ void fsdp_free(fsdp_t *f) {
 /* Stage 3's sharded part: the gradient shards are reduced already (the hooks did it in backward). */
 static void clip_and_step(fsdp_t *f, double lr) {
     trainer_t *t = f->t;
+    hsdp_reduce_replicas(f); /* --hybrid: the node's average → the global one, before the norm needs it */
     fsdp_clip(f, t->cfg.clip);
     /* AdamW on this rank's shard only (bf16: on the float32 master's, rounded into the parameters) */
     optim_step(&t->optim, f->master ? f->master : f->shard_params, f->shard_grads, lr);

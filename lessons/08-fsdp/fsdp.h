@@ -37,8 +37,8 @@ typedef struct {
 
 typedef struct {
     trainer_t *t;
-    int world_size, rank;
-    int zero_stage; /* 3: FSDP (parameters, gradients and optimizer state sharded); 2: gradients and
+    int world_size, rank; /* of the ranks that shard the model: every rank, or --hybrid's node */
+    int zero_stage;       /* 3: FSDP (parameters, gradients and optimizer state sharded); 2: gradients and
                      * optimizer state; 1: optimizer state only (the README's "ZeRO stages") */
     int nunits;
     fsdp_unit_t *units;
@@ -74,6 +74,16 @@ typedef struct {
      * booked 2 + 2 bytes as lesson 01's), the optimizer steps this float32 master shard (shard_numel,
      * sharded at every stage like m and v) and rounds it into the parameter shard. NULL: float32. */
     float *master;
+    /* --hybrid K (HSDP, the README's "Hybrid sharding"): the model is sharded over the K ranks of a
+     * node and replicated over the M = N/K nodes. world_size and rank above are then the node's (K, the
+     * rank's place in it), coll and host_coll run on shard_comm, and after backward each gradient
+     * shard is averaged with its M replicas (the ranks of the same place on the other nodes) on
+     * replica_coll. NULL, 0: plain FSDP over every rank. */
+    comm_t *shard_comm, *replica_comm;
+    comm_t *shard_infra; /* the node's ranks on the bookkeeping communicator: dumps and checkpoints */
+    coll_t replica_coll;
+    int replicas;    /* M */
+    int shard_group; /* this rank's node (0..M-1): node 0 writes the shard checkpoints */
 } fsdp_t;
 
 /* ---- your part ---------------------------------------------------------------------------------- */
@@ -102,8 +112,9 @@ void zero_step(fsdp_t *f, double max_norm, double lr);
 /* ---- given -------------------------------------------------------------------------------------- */
 
 /* Shard the trainer's full model and optimizer state (ZeRO stage 1, 2 or 3), free the full copies,
- * install the hooks. */
-void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch, int zero_stage);
+ * install the hooks. hybrid: 0 (or the world size) shards over every rank; K, stage 3 only, shards
+ * over groups of K ranks (--topology's nodes, else K consecutive ranks) and replicates across them. */
+void fsdp_init(fsdp_t *f, trainer_t *t, bool prefetch, int zero_stage, int hybrid);
 void fsdp_free(fsdp_t *f);
 float fsdp_train_step(trainer_t *t, double lr);
 
@@ -112,6 +123,14 @@ float fsdp_train_step(trainer_t *t, double lr);
 float *fsdp_grad_shard(const fsdp_t *f, int u);
 /* Parameters: chunk r of gathered[u] (ZeRO stages 1 and 2), or its place in shard_params (FSDP). */
 float *fsdp_param_shard(const fsdp_t *f, int u);
+
+/* hsdp.c: --hybrid K. In fsdp_init, before the layout: check K against the job (one line if it cannot
+ * be), split the node's and the replicas' communicators, and make f->world_size and f->rank the node's
+ * (K = 0 or the world size: nothing, plain FSDP). After backward: average the gradient shard over the
+ * replicas. Both do nothing without --hybrid. */
+void hsdp_setup(fsdp_t *f, trainer_t *t, int hybrid, int zero_stage);
+void hsdp_reduce_replicas(fsdp_t *f);
+void hsdp_free(fsdp_t *f);
 
 /* zero.c: the given part of stages 1 and 2. */
 /* One optimizer step (AdamW or SGD, the trainer's) of unit u's c elements at `params` with the

@@ -12,15 +12,19 @@ int main(int argc, char **argv) {
     trainer_t t;
     fsdp_t f;
     bool prefetch = false;
-    int zero_stage = 3;
+    int zero_stage = 3, hybrid = 0;
     const cli_opt_t mine[] = {
         {"prefetch", CLI_FLAG, &prefetch, "gather the next unit while computing this one (stage 3)"},
         {"zero-stage", CLI_INT, &zero_stage, "1: optimizer state sharded, 2: and gradients, 3: and parameters (FSDP)",
          .min = 1, .max = 3},
+        {"hybrid", CLI_INT, &hybrid,
+         "K: shard over the K ranks of a node (--topology's, else K consecutive ranks), replicate across nodes "
+         "(HSDP; 0: shard over every rank)",
+         .min = 0, .max = 4096},
         CLI_END,
     };
     trainer_init(&t, argc, argv, mine, "train_fsdp [options]  — FSDP training (lesson 08), under mpirun");
-    fsdp_init(&f, &t, prefetch, zero_stage);
+    fsdp_init(&f, &t, prefetch, zero_stage, hybrid);
     trainer_run(&t, fsdp_train_step);
     fsdp_free(&f);
     trainer_finish(&t);
