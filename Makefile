@@ -384,6 +384,9 @@ sub: $(LIBDPC) $(TREE_$(O)/solutions) $(GRADING_TOOLS) $(GRADING_CHECKS_$(O)/sol
 
 deps:
 	@sh common/mk/deps.sh
+	@if sh site/mkdocs/venv.sh $(O)/mkdocs-venv >/dev/null; then \
+		echo "deps: MkDocs for make site in $(O)/mkdocs-venv (from PyPI, pinned by site/mkdocs/requirements.txt)"; \
+	else echo "deps: note: MkDocs could not come from PyPI (offline?): make site tries again" >&2; fi
 
 skeletons:
 	@[ -f grading/mkskel ] || { echo "make skeletons: the student release has no grading/mkskel (nor solutions/): its lessons/ are the skeletons already" >&2; exit 2; }
