@@ -15,6 +15,7 @@
 #                   LAB_STACK=reference|own forces one side (common/mk/lab_build.sh)
 #   make stragglers lesson 10's straggler lab: DDP's step under seeded jitter on 1-8 ranks vs the model
 #   make lengths    lesson 10's variable-length lab: cut to the longest, padded, grouped by length
+#   make topology   lesson 11's lab: flat ring (block, spread) vs hierarchical on 2x2, 2x4, 4x2 vs the model
 #   make gpu-bundle build/gpu-bundle.tar.gz: the GPU checks prebuilt, with the libraries and Open MPI
 #                   they need, for a GPU machine that cannot build (its run.sh OUTDIR runs them)
 #   make skeletons  regenerate lessons/ student files from solutions/
@@ -428,6 +429,11 @@ bench: all
 .PHONY: stragglers
 stragglers: all
 	@sh lessons/10-limits/straggler_lab.sh out/stragglers
+
+# The topology lab of lesson 11 (see lessons/11-topology/lab.sh): out/topology/
+.PHONY: topology
+topology: all
+	@sh lessons/11-topology/lab.sh out/topology
 
 # The variable-length lab of lesson 10 (see lessons/10-limits/length_lab.sh): out/lengths/
 .PHONY: lengths

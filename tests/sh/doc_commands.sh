@@ -38,7 +38,9 @@
 #     variables the scripts already read: DPC_TOTAL_TIMEOUT=0 (a grade parses its flags, finds its
 #     lessons and prints a score without building or running anything; exit 0 or 1 = graded, 2 =
 #     the grader could not run: a bad flag, no such lesson), LAB_NS="1 2" LAB_LINKS=ib LAB_STEPS=4
-#     LAB_BATCH=64 (the scaling lab: 1 and 2 ranks, one link, a small batch), DP_TIMEOUT_S=60.
+#     LAB_BATCH=64 (the scaling lab: 1 and 2 ranks, one link, a small batch), LAB_SHAPES=2x2
+#     LAB_END=64K (the topology lab: one shape, sizes to 64 kB; its 64 MiB calls take seconds each),
+#     DP_TIMEOUT_S=60.
 #     A command that exits 75 (grading/overlap's "too noisy to decide": a timing judgement on a busy
 #     machine, the grader's INCONCLUSIVE) passes with a note: it ran, parsed its input, and judged nothing.
 #   - make TARGET ...  ->  make -n TARGET ... in a scratch O (the target exists and its whole recipe
@@ -408,7 +410,7 @@ release_verdict() { # the verdict of run unit $id in release mode (sets the coun
 }
 
 export DOC_BUILD="$BUILD" DOC_OUT="$TMP/out" DOC_SUBS="$TMP/submissions" DOC_MK="$TMP/mk" EDITOR="test -f"
-export DPC_TOTAL_TIMEOUT=0 LAB_NS="1 2" LAB_LINKS=ib LAB_STEPS=4 LAB_BATCH=64 DP_TIMEOUT_S=60
+export DPC_TOTAL_TIMEOUT=0 LAB_NS="1 2" LAB_LINKS=ib LAB_STEPS=4 LAB_BATCH=64 LAB_SHAPES=2x2 LAB_END=64K DP_TIMEOUT_S=60
 start=$(date +%s)
 ncmd=0 nfull=0 nshort=0 nmake=0 nchecked=0 npath=0 nopt=0
 while read -r id kind where; do
