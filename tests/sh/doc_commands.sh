@@ -34,7 +34,8 @@
 #     million parameters take seconds a step on 2 cores; default is kept: its 2.9 million fill the
 #     buckets lesson 05's overlap needs),  --end X (bench sizes) -> --end 4K,  --skip K
 #     (grading/overlap's warm-up steps) -> --skip 1, LAB_STEPS=N (a lab's steps per run) ->
-#     LAB_STEPS=8 (lesson 10's length lab took 54-99 s at its printed 60).  And, in the environment of every command,
+#     LAB_STEPS=8 (lesson 10's length lab took 54-99 s at its printed 60), LAB_END=X (the topology
+#     lab's largest size) -> LAB_END=64K.  And, in the environment of every command,
 #     variables the scripts already read: DPC_TOTAL_TIMEOUT=0 (a grade parses its flags, finds its
 #     lessons and prints a score without building or running anything; exit 0 or 1 = graded, 2 =
 #     the grader could not run: a bad flag, no such lesson), LAB_NS="1 2" LAB_LINKS=ib LAB_STEPS=4
@@ -265,7 +266,8 @@ shorten() {
         -e 's#--preset[ \t]+large#& --preset small#g' \
         -e 's#--end[ \t]+[0-9]+[KMG]?#& --end 4K#g' \
         -e 's#--skip[ \t]+[0-9]+#& --skip 1#g' \
-        -e 's#(^|[ \t])LAB_STEPS=[0-9]+#\1LAB_STEPS=8#g'
+        -e 's#(^|[ \t])LAB_STEPS=[0-9]+#\1LAB_STEPS=8#g' \
+        -e 's#(^|[ \t])LAB_END=[0-9]+[KMG]?#\1LAB_END=64K#g'
 }
 
 # the paths a command names, to check as printed: build/... (in the build under test) and the sources
