@@ -262,3 +262,22 @@ void cli_parse_positional(int argc, char **argv, const cli_opt_t *opts, const ch
 void cli_parse(int argc, char **argv, const cli_opt_t *opts, const char *usage) {
     cli_parse_positional(argc, argv, opts, usage, NULL, 0, NULL);
 }
+
+static size_t parse_size(const char *opt, const char *s, double max_bytes) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !isfinite(v) || v < 0) cli_usage_error("%s '%s' is not a size (examples: 8, 64K, 16M, 1G)", opt, s);
+    const char *units = "kKmMgG";
+    const char *u = *end ? strchr(units, *end) : NULL;
+    if (u) v *= pow(1024, (double)((u - units) / 2 + 1)), end++;
+    if (*end) cli_usage_error("%s '%s' is not a size (examples: 8, 64K, 16M, 1G)", opt, s);
+    if (v > max_bytes)
+        cli_usage_error("%s %s is more than one call carries (%.0f bytes: 2^31-1 float32 values)", opt, s, max_bytes);
+    return (size_t)v;
+}
+
+void cli_size_range(const char *begin_s, const char *end_s, double max_bytes, size_t *begin, size_t *end) {
+    *begin = parse_size("--begin", begin_s, max_bytes);
+    *end = parse_size("--end", end_s, max_bytes);
+    if (*begin < 4 || *end < *begin) cli_usage_error("need 4 <= --begin <= --end (got %zu and %zu)", *begin, *end);
+}

@@ -14,6 +14,7 @@
 #define DPC_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef enum { CLI_END_KIND, CLI_INT, CLI_FLOAT, CLI_STRING, CLI_FLAG, CLI_CHOICE, CLI_U64 } cli_kind_t;
 
@@ -48,6 +49,11 @@ int cli_launcher_rank(void);
 int cli_launcher_size(void);
 /* Whether a launcher (mpirun, srun with a PMI plugin, MPICH's hydra) started this process as a rank. */
 bool cli_launched(void);
+
+/* A benchmark's --begin/--end: sizes in bytes with an optional K, M or G suffix (powers of 1024), each
+ * at most max_bytes (what one call carries), with 4 <= begin <= end; anything else is a usage error
+ * naming the option. */
+void cli_size_range(const char *begin_s, const char *end_s, double max_bytes, size_t *begin, size_t *end);
 
 /* Print "<prog>: <msg> (see --help)" on launcher rank 0 only, then dp_exit(2). */
 void cli_usage_error(const char *fmt, ...)

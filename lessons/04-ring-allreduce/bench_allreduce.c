@@ -49,35 +49,6 @@ static const algo_t all_algos[] = {
 /* The largest size: MPI counts are ints, and the lib algorithm sends the whole buffer at once. */
 #define MAX_SIZE ((double)INT_MAX * sizeof(float))
 
-static size_t parse_size(const char *opt, const char *s) {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || !isfinite(v) || v < 0) cli_usage_error("%s '%s' is not a size (examples: 8, 64K, 16M, 1G)", opt, s);
-    switch (*end) {
-    case 'k':
-    case 'K':
-        v *= 1024;
-        end++;
-        break;
-    case 'm':
-    case 'M':
-        v *= 1024 * 1024;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        v *= 1024.0 * 1024 * 1024;
-        end++;
-        break;
-    default:
-        break;
-    }
-    if (*end) cli_usage_error("%s '%s' is not a size (examples: 8, 64K, 16M, 1G)", opt, s);
-    if (v > MAX_SIZE)
-        cli_usage_error("%s %s is more than one MPI call carries (2^31-1 float32 values, just under 8G)", opt, s);
-    return (size_t)v;
-}
-
 /* "naive,ring,...": every name known, none empty or given twice (a list that names nothing would run
  * nothing and report success). Returns how many went into algos[]. */
 static int parse_algos(char *list, const algo_t **algos, int max) {
@@ -157,8 +128,8 @@ int main(int argc, char **argv) {
     cli_parse(argc, argv, opts, "bench_allreduce [options]  (under mpirun)");
     free(opts);
     free(comm_opts);
-    size_t begin = parse_size("--begin", begin_s), end = parse_size("--end", end_s);
-    if (begin < 4 || end < begin) cli_usage_error("need 4 <= --begin <= --end (got %zu and %zu)", begin, end);
+    size_t begin, end;
+    cli_size_range(begin_s, end_s, MAX_SIZE, &begin, &end);
     const algo_t *algos[sizeof all_algos / sizeof all_algos[0]];
     char *list = dp_strdup(algos_s);
     int nalgos = parse_algos(list, algos, (int)(sizeof algos / sizeof algos[0]));

@@ -35,18 +35,6 @@
 
 #define MAX_SIZE ((double)INT_MAX * sizeof(float))
 
-static size_t parse_size(const char *opt, const char *s) {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || !isfinite(v) || v < 0) cli_usage_error("%s '%s' is not a size (examples: 4K, 16M, 1G)", opt, s);
-    const char *units = "kKmMgG";
-    const char *u = *end ? strchr(units, *end) : NULL;
-    if (u) v *= pow(1024, (double)((u - units) / 2 + 1)), end++;
-    if (*end) cli_usage_error("%s '%s' is not a size (examples: 4K, 16M, 1G)", opt, s);
-    if (v > MAX_SIZE) cli_usage_error("%s %s is more than one call carries here (just under 8G)", opt, s);
-    return (size_t)v;
-}
-
 static float input(int rank, size_t i) { return (float)((int)((rank * 7 + i * 13) % 32) - 16) * (1.0f / 64.0f); }
 
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
@@ -84,8 +72,8 @@ int main(int argc, char **argv) {
     cli_parse(argc, argv, opts, "bench_topology [options]  (under mpirun, with --topology MxK)");
     free(opts);
     free(comm_opts);
-    size_t begin = parse_size("--begin", begin_s), end = parse_size("--end", end_s);
-    if (begin < 4 || end < begin) cli_usage_error("need 4 <= --begin <= --end (got %zu and %zu)", begin, end);
+    size_t begin, end;
+    cli_size_range(begin_s, end_s, MAX_SIZE, &begin, &end);
     bool run[2] = {false, false}; /* ring, hier */
     char *list = dp_strdup(algos_s);
     for (char *tok = list, *next; tok; tok = next) {

@@ -4,7 +4,8 @@
 #   1. build        make (every CUDA target) and the tests
 #   2. kernels      build/tests/test_gpu: every CUDA kernel against its CPU reference, fresh random
 #                   inputs, outputs poisoned before each run
-#   3. nccl         DDP with --comm nccl: 1 rank (a real NCCL communicator) and 2 ranks sharing the GPU
+#   3. nccl         DDP with --comm nccl: 1 rank (a real NCCL communicator) and 2 ranks sharing the GPU;
+#                   lesson 11's --allreduce hier on 2x2 over MPI and NCCL (ncclCommSplit)
 #                   (the host-staged fallback), both against the CPU oracle
 #   3b. gpt         the GPT on the GPU (gpt_kernels.cu): gpt-tiny, 8 steps in one process and with DDP
 #                   on 2 ranks sharing the GPU, each against the CPU oracle (one CPU process on the
@@ -14,7 +15,7 @@
 #                   skipping its step, the memory books (tests/gpu/mixed_precision.sh: the bounds)
 #   4. benchmarks   reduce_add bandwidth against a device-to-device copy (same run); trainer step time
 #                   GPU against CPU; bus bandwidth of the ring with device buffers against the CPU one
-#   5. graders      lessons 01 to 08 graded with DP_DEVICE=cuda: every rank on the GPU (ranks share
+#   5. graders      lessons 01 to 08 and 11 graded with DP_DEVICE=cuda: every rank on the GPU (ranks share
 #                   it, device buffers staged through the host by MPI), each run against the CPU oracle;
 #                   the GPU-only checks (01 device: the GPU twins of solutions/01-trainer/kernels.cu and
 #                   device_step.c; 03 reduce_kernel) must have run, not been SKIPPED; and lesson 01's
@@ -134,6 +135,18 @@ step "gpt-tiny on the GPU vs CPU" gpt-cuda.log 240 sh -c "cd $d && \
         --dump sub2.st && $ROOT/build/grading/equiv ref.st sub2.st --batch 4 --world 2 \$S"
 rm -rf "$d"
 
+# 3d. lesson 11's hierarchical all-reduce on GPU buffers, on 2x2 emulated nodes: through MPI, then
+# through NCCL (its sub-communicators are ncclCommSplit's: compiled on every build, run only here)
+for c in mpi nccl; do
+    d=$(mktemp -d)
+    step "DDP --allreduce hier on 2x2, --comm $c" "hier-$c.log" 180 sh -c "cd $d && \
+        F='--preset tiny --data $ROOT/datasets/fixtures/tiny-train.tok --val none --steps 8 --lr 1e-2 --seed 3 --clip 0' && \
+        $ROOT/build/solutions/01-trainer/train \$F --device cpu --batch 32 --dump ref.st >ref.log 2>&1 && \
+        DP_TIMEOUT_S=60 $ROOT/grading/mpirun -np 4 $ROOT/build/solutions/11-topology/train_ddp \$F --device cuda \
+            --comm $c --allreduce hier --topology 2x2 --batch 8 --dump sub.st && $ROOT/build/grading/equiv ref.st sub.st --world 4"
+    rm -rf "$d"
+done
+
 # 3c. mixed precision on the GPU against the CPU's emulation (the bounds: the script's header)
 step "mixed precision on the GPU" mixed-precision.log 180 sh tests/gpu/mixed_precision.sh
 grep -E '^(PASS|FAIL)' "$OUT/mixed-precision.log" | sed 's/^/    /'
@@ -153,7 +166,7 @@ step "bench: ring busbw, host buffers" bench-ring-cpu.log 120 grading/mpirun -np
     build/solutions/04-ring-allreduce/bench_allreduce --begin 1M --end 64M --algos ring,lib
 
 # 5. the graders on the GPU path (the reference solutions: full marks expected)
-for L in 01 02 03 04 05 06 07 08; do
+for L in 01 02 03 04 05 06 07 08 11; do
     step "grade $L on the GPU" "grade$L.log" 300 env DP_DEVICE=cuda DP_TIMEOUT_S=60 grading/grade "$L" --submission solutions --timeout 240
 done
 # a GPU-only check that says SKIPPED here would pass unseen (it counts 0 of 0 points)

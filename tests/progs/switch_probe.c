@@ -19,6 +19,7 @@
  *                            3 GiB, a world of 257 ranks, a 65th job under way; each connection must
  *                            be refused */
 #define _GNU_SOURCE
+#include "peer_counters.h"
 #include "cli.h"
 #include "comm.h"
 #include "switch_wire.h"
@@ -52,14 +53,7 @@ static void pattern(comm_t *c) {
                 dp_fatal("rank %d: all-reduce element %d is %g, want %g", r, i, v[i], (n * (n + 1) / 2.0) * (i + k));
     }
     comm_free(d);
-    for (int p = 0; p < n; p++) {
-        if (p == r) continue;
-        comm_peer_counters_t q = comm_process_peer_counters(c, p);
-        printf("peer %d %d msgs_sent %llu bytes_sent %llu msgs_recv %llu bytes_recv %llu\n", r, p,
-               (unsigned long long)q.msgs_sent, (unsigned long long)q.bytes_sent, (unsigned long long)q.msgs_recv,
-               (unsigned long long)q.bytes_recv);
-    }
-    printf("lib %d calls %llu\n", r, (unsigned long long)comm_process_counters(c).lib_calls);
+    print_peer_counters(c);
     free(s);
     free(v);
 }

@@ -13,6 +13,7 @@
  *   topo_probe color   the last rank splits with color -1
  *
  * Options: the comm seam's, and --base N (elements; default 1000). */
+#include "peer_counters.h"
 #include "cli.h"
 #include "comm.h"
 #include "util.h"
@@ -117,14 +118,7 @@ int main(int argc, char **argv) {
         }
         comm_free(local);
         comm_free(node);
-        for (int p = 0; p < n; p++) {
-            if (p == r) continue;
-            comm_peer_counters_t q = comm_process_peer_counters(c, p);
-            printf("peer %d %d msgs_sent %llu bytes_sent %llu msgs_recv %llu bytes_recv %llu\n", r, p,
-                   (unsigned long long)q.msgs_sent, (unsigned long long)q.bytes_sent, (unsigned long long)q.msgs_recv,
-                   (unsigned long long)q.bytes_recv);
-        }
-        printf("lib %d calls %llu\n", r, (unsigned long long)comm_process_counters(c).lib_calls);
+        print_peer_counters(c);
     } else {
         cli_usage_error("unknown mode '%s' (ring, freed or color)", mode);
     }

@@ -20,7 +20,7 @@ expect_error "bench_allreduce --algos , (ran nothing, exit 0)" "--algos has an e
 expect_error "bench_allreduce --algos ring,,tree" "--algos has an empty name" $BENCH --algos ring,,tree
 expect_error "bench_allreduce --algos ring,ring" "--algos names 'ring' twice" $BENCH --algos ring,ring
 expect_error "bench_allreduce --end nan" "--end 'nan' is not a size" $BENCH --end nan
-expect_error "bench_allreduce --end 9G" "more than one MPI call carries" $BENCH --end 9G
+expect_error "bench_allreduce --end 9G" "is more than one call carries" $BENCH --end 9G
 
 # scaling_model --measured: a line it cannot read is named, not skipped
 printf '1 100\n# N ms\n\n2 55.5\n' >"$TMP/ok.txt"

@@ -11,24 +11,6 @@ CPROBE=$BUILD/tests/progs/comm_probe
 SP=""
 trap '[ -n "$SP" ] && kill "$SP" 2>/dev/null; rm -rf "$TMP"' EXIT
 
-start_switch() { # NAME: a fresh switch, its log TMP/NAME.log, its socket in DPC_SWITCH
-    rm -f "$TMP/sock"
-    "$SWITCH" --socket "$TMP/sock" --log "$TMP/$1.log" &
-    SP=$!
-    i=0
-    while [ ! -S "$TMP/sock" ] && [ $i -lt 50 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    DPC_SWITCH=$TMP/sock
-    export DPC_SWITCH
-}
-stop_switch() {
-    kill "$SP" 2>/dev/null
-    wait "$SP" 2>/dev/null
-    SP=""
-    unset DPC_SWITCH
-}
 # run NAME NP PROGRAM ARGS...: PROGRAM on NP ranks through a fresh switch; output in TMP/out, exit
 # status in rc, wall seconds in took
 run() {

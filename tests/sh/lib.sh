@@ -59,3 +59,24 @@ equiv_2x8() {
         fail "$2: not equivalent to one process on the global batch: $(grep -m2 FAIL "$TMP/$1.eq" | tr '\n' ' ' | head -c 400)"
     fi
 }
+# The grader's message switch (grading/switch, in $SWITCH) for one run, as grading/grade starts it:
+# start_switch NAME starts a fresh one logging to TMP/NAME.log, its socket in DPC_SWITCH (exported,
+# so the ranks launched next use it); stop_switch ends it and unsets DPC_SWITCH.
+start_switch() {
+    rm -f "$TMP/sock"
+    "$SWITCH" --socket "$TMP/sock" --log "$TMP/$1.log" &
+    SP=$!
+    i=0
+    while [ ! -S "$TMP/sock" ] && [ $i -lt 50 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    DPC_SWITCH=$TMP/sock
+    export DPC_SWITCH
+}
+stop_switch() {
+    kill "$SP" 2>/dev/null
+    wait "$SP" 2>/dev/null
+    SP=""
+    unset DPC_SWITCH
+}

@@ -46,22 +46,6 @@ want() {
     }' | sort
 }
 
-start_switch() { # NAME: a fresh switch, its log TMP/NAME.log, its socket in DPC_SWITCH
-    rm -f "$TMP/sock"
-    "$SWITCH" --socket "$TMP/sock" --log "$TMP/$1.log" &
-    SP=$!
-    i=0
-    while [ ! -S "$TMP/sock" ] && [ $i -lt 50 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-}
-stop_switch() {
-    kill "$SP" 2>/dev/null
-    wait "$SP" 2>/dev/null
-    SP=""
-}
-
 # ring TRANSPORT M K PLACEMENT: topo_probe ring on M*K ranks, its lines against want(); through the
 # switch, the switch's log against them too
 ring() {
@@ -71,7 +55,7 @@ ring() {
     t0=$(date +%s)
     if [ "$tr" = switch ]; then
         start_switch "ring-${m}x$k-$pl"
-        DPC_SWITCH=$TMP/sock DP_TIMEOUT_S=60 timeout -k 5 120 "$MPIRUN" -np $((m * k)) "$P" ring \
+        DP_TIMEOUT_S=60 timeout -k 5 120 "$MPIRUN" -np $((m * k)) "$P" ring \
             --topology "${m}x$k" --placement "$pl" >"$TMP/out" 2>&1
         rc=$?
         stop_switch
