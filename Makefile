@@ -177,10 +177,11 @@ ifeq ($(HAVE_CUDA),1)
 COMMON_OBJS += $(patsubst common/%.cu,$(O)/common/%.cu.o,$(COMMON_CU))
 endif
 LIBDPC := $(O)/common/libdpc.a
-# The grader's oracle of PyTorch's DistributedSampler (grading/sampler_oracle.h): the reference
-# trainer's --order sampler uses it. Its own archive, linked before libdpc.a into every program, and
-# not one a student file may call (grading/grade's forbidden-call check lists only the course's).
-ORACLE_LIB := $(O)/grading/liboracle.a
+# The oracle of PyTorch's DistributedSampler (common/oracle/sampler_oracle.h): the reference
+# trainer's --order sampler uses it, and the grader judges lesson 07 against it. Its own archive,
+# linked before libdpc.a into every program, and not one a student file may call (grading/grade's
+# forbidden-call check allows libdpc.a's functions and the lessons', not this one's).
+ORACLE_LIB := $(O)/common/oracle/liboracle.a
 
 $(O)/common/%.o: common/%.c $(BUILD_DEPS)
 	$(call compile_c,$@,$<,)
@@ -236,7 +237,7 @@ $$(foreach s,$$(filter-out $$(L$(1)_STUDENT),$$(call lesson_cu_srcs,$(1))),$$(ev
 endef
 define given_obj
 $$(call obj_of,$(1),,$(2)): lessons/$$(L$(1)_NAME)/$(2) $$(BUILD_DEPS)
-	$$(call $(3),$$@,$$<,$$(call lesson_inc,$(1)) -Igrading)
+	$$(call $(3),$$@,$$<,$$(call lesson_inc,$(1)) -Icommon/oracle)
 endef
 
 # $(1)=lesson $(2)=tree $(3)=out dir $(4)=out dir of the stack (where LNN_USES libraries come from)

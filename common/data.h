@@ -62,7 +62,7 @@ void dataset_example(const dataset_t *ds, int context, size_t i, int32_t *ctx, i
 
 /* The visiting order: a list of example indices per epoch, cut into global batches. The course's own
  * order is a Philox permutation per (seed, epoch), partial last batch dropped. Another order (PyTorch's
- * DistributedSampler: the oracle the lesson-07 sampler is graded against, grading/sampler_oracle.h)
+ * DistributedSampler: the oracle the lesson-07 sampler is graded against, common/oracle/sampler_oracle.h)
  * brings its own make_epoch and its own total. */
 typedef struct data_order data_order_t;
 struct records;

@@ -36,7 +36,7 @@ $(O)/grading/checks/switchcheck.o: grading/checks/switchcheck.c $(BUILD_DEPS)
 # every tree's checks and the unit tests
 $(O)/grading/checks/gpt_oracle.o: grading/checks/gpt_oracle.c $(BUILD_DEPS)
 	$(call compile_c,$@,$<,-Ilessons/01-trainer)
-$(ORACLE_LIB): $(O)/grading/sampler_oracle.o
+$(ORACLE_LIB): $(O)/common/oracle/sampler_oracle.o
 	@rm -f $@
 	$(call say,AR,$@)
 	$(Q)ar rcs $@ $^
@@ -50,7 +50,7 @@ $(CHECKLIB): $(O)/grading/checks/checklib.o $(O)/grading/checks/switchcheck.o $(
 check_lesson = $(firstword $(subst _, ,$(1)))
 define check_rules
 $(2)/grading/check$(1).o: grading/checks/check$(1).c $$(BUILD_DEPS)
-	$$(call compile_c,$$@,$$<,-Igrading/checks -Igrading $$($(call check_lesson,$(1))_$(2)_INC))
+	$$(call compile_c,$$@,$$<,-Igrading/checks -Igrading -Icommon/oracle $$($(call check_lesson,$(1))_$(2)_INC))
 $(2)/grading/check$(1): $(2)/grading/check$(1).o $$(if $$(filter 03 04,$(1)),$(2)/grading/allreduce_check$(1).o) $$(CHECKLIB) $$($(call check_lesson,$(1))_$(2)_LIB) $$($(call check_lesson,$(1))_$(2)_STACK) $$(ORACLE_LIB) $$(LIBDPC) $$($(call check_lesson,$(1))_$(2)_BIN_DEPS)
 	$$(call say,LD,$$@)
 	$$(Q)$$(CC) $$(CFLAGS) -o $$@ $$(filter-out %.txt,$$^) $$(LDLIBS)
@@ -106,14 +106,14 @@ $(QUIZ_REGISTRY):
 	@mkdir -p $(@D)
 	@printf '%s\n' '$(QUIZ_REGISTRY_LINE)' > $@
 $(O)/grading/quizzes/quiz.o: grading/quizzes/quiz.c $(QUIZ_REGISTRY) $(BUILD_DEPS)
-	$(call compile_c,$@,$<,-Igrading/quizzes -Igrading -I$(O)/grading/quizzes)
+	$(call compile_c,$@,$<,-Igrading/quizzes -Igrading -Icommon/oracle -I$(O)/grading/quizzes)
 $(O)/grading/quizzes/quiz_q.o: grading/quizzes/quiz_q.c $(BUILD_DEPS)
 	$(call compile_c,$@,$<,-Igrading/quizzes)
 # a lesson's questions see its own headers first, then every lesson's (lesson 09's cost model times
 # the all-reduces of earlier lessons)
 define quiz_rules
 $(O)/grading/quizzes/q$(1).o: grading/quizzes/q$(1).c $$(BUILD_DEPS)
-	$$(call compile_c,$$@,$$<,-Igrading/quizzes -Igrading $$(if $$(L$(1)_NAME),$$(call lesson_inc,$(1))) $$(foreach l,$$(LESSONS),-Ilessons/$$(L$$(l)_NAME)))
+	$$(call compile_c,$$@,$$<,-Igrading/quizzes -Igrading -Icommon/oracle $$(if $$(L$(1)_NAME),$$(call lesson_inc,$(1))) $$(foreach l,$$(LESSONS),-Ilessons/$$(L$$(l)_NAME)))
 endef
 $(foreach l,$(QUIZ_LESSONS),$(eval $(call quiz_rules,$(l))))
 QUIZ_REF_LIBS := $(foreach l,$(call reverse,$(LESSONS)),$($(l)_$(O)/solutions_LIB))

@@ -32,14 +32,14 @@ $CC -o "$W/probe.wasm" "$W/probe.c" 2>"$W/probe.log" || {
 lessons=""
 for f in grading/quizzes/q[0-9]*.c; do n=$(basename "$f" .c); lessons="$lessons QUIZ_LESSON(${n#q})"; done
 printf '#define QUIZ_LESSONS%s\n' "$lessons" >"$W/quiz_lessons.h"
-INC="-Isite/wasm -Icommon -Igrading -Igrading/quizzes -I$W"
+INC="-Isite/wasm -Icommon -Icommon/oracle -Igrading -Igrading/quizzes -I$W"
 for d in lessons/[0-9][0-9]-*/; do INC="$INC -I${d%/}"; done
 
 for f in grading/quizzes/*.c; do
     $CC $CFLAGS $INC -c "$f" -o "$W/quiz/$(basename "$f" .c).o" || { echo "site: $f does not compile for WebAssembly (above)" >&2; exit 2; }
 done
 # candidates: the reference's files, the lessons' given ones (not the student files, not the mains)
-for f in common/*.c grading/sampler_oracle.c "$REF"/[0-9][0-9]-*/*.c lessons/[0-9][0-9]-*/*.c; do
+for f in common/*.c common/oracle/sampler_oracle.c "$REF"/[0-9][0-9]-*/*.c lessons/[0-9][0-9]-*/*.c; do
     case $f in lessons/*) [ -f "$REF/$(basename "$(dirname "$f")")/$(basename "$f")" ] && continue ;; esac
     grep -q '^int main' "$f" && continue
     o="$W/ref/$(printf '%s' "$f" | tr / _ | sed 's/\.c$/.o/')"

@@ -4,7 +4,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
 # Unit tests may use any reference lesson library (linked last lesson first) and the check helpers.
 REF_LIBS := $(foreach l,$(call reverse,$(LESSONS)),$(O)/solutions/$(L$(l)_NAME)/lib$(l).a)
-REF_INCS := $(foreach l,$(LESSONS),-Ilessons/$(L$(l)_NAME)) -Igrading/checks -Igrading
+REF_INCS := $(foreach l,$(LESSONS),-Ilessons/$(L$(l)_NAME)) -Igrading/checks -Igrading -Icommon/oracle
 
 $(O)/tests/%.o: tests/unit/%.c $(BUILD_DEPS)
 	$(call compile_c,$@,$<,$(REF_INCS))

@@ -1,8 +1,10 @@
 /* sampler_oracle.h — PyTorch's DistributedSampler as one visiting order: the oracle that lesson 07's
  * sampler is graded against, and the order of the reference trainer's --order sampler.
  *
- * It is grading code: it lives in grading/, is linked into the programs from its own archive
- * (build/grading/liboracle.a) and is not one of the functions a student file may call.
+ * It is an oracle, not a course function: it lives apart from common/'s library, is linked into the
+ * programs from its own archive (build/common/oracle/liboracle.a) and is not one of the functions a
+ * student file may call (grading/grade fails a file that does). The reference trainer (lesson 01's
+ * given code) and the grader both use it, so it sits below both.
  *
  * Over R replicas the order is a single list P: randperm(L) from torch.Generator().manual_seed(seed +
  * epoch) (0..L−1 without shuffle), padded with its own head up to total_size = num_samples · R (or
