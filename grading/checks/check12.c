@@ -148,8 +148,8 @@ static int plan_check(void) {
                         return 1;
                     }
                     if (wret == 0 && !same_plan(&got, &want)) {
-                        printf("FAIL: elastic_plan(global_batch %lld, world %d, rank %d, micro_cap %d):\n", (long long)B,
-                               N, r, cap);
+                        printf("FAIL: elastic_plan(global_batch %lld, world %d, rank %d, micro_cap %d):\n",
+                               (long long)B, N, r, cap);
                         print_plan("got     ", &got);
                         print_plan("expected", &want);
                         explain_plan(&got, &want, B, N);
@@ -173,7 +173,8 @@ static int plan_check(void) {
             return 1;
         }
     }
-    printf("elastic_plan: %d cases equal the oracle (B 1-257, 1-8 ranks, caps 1-1000), invalid inputs refused\n", cases);
+    printf("elastic_plan: %d cases equal the oracle (B 1-257, 1-8 ranks, caps 1-1000), invalid inputs refused\n",
+           cases);
     return 0;
 }
 
@@ -207,7 +208,8 @@ static int resume_check(void) {
                             sampler_t fresh;
                             sampler_init(&fresh, L, R0, 0, true, 11, drop);
                             resume_t out = {-7, -7};
-                            int ret = (int)ck_tape_ll("resume_position returned", resume_position(&ck, &fresh, &p, &out));
+                            int ret =
+                                (int)ck_tape_ll("resume_position returned", resume_position(&ck, &fresh, &p, &out));
                             ck_tape("resume_position step", &out.step, sizeof out.step);
                             ck_tape("resume_position position", &out.position, sizeof out.position);
                             ck_tape("sampler epoch after resume_position", &fresh.epoch, sizeof fresh.epoch);
@@ -218,8 +220,8 @@ static int resume_check(void) {
                             snprintf(head, sizeof head,
                                      "FAIL: checkpoint at step %lld (epoch %lld, consumed %lld; %s; L %zu, R0 %d, B "
                                      "%lld, drop_last %d), rank %d of %d (offset %lld):",
-                                     (long long)s, (long long)ck.epoch, (long long)ck.consumed, how, L, R0, (long long)B,
-                                     drop, r, N, (long long)p.offset);
+                                     (long long)s, (long long)ck.epoch, (long long)ck.consumed, how, L, R0,
+                                     (long long)B, drop, r, N, (long long)p.offset);
                             if (ret != 0) {
                                 printf("%s resume_position returned %d for a valid checkpoint\n", head, ret);
                                 return 1;
@@ -260,11 +262,11 @@ static int resume_check(void) {
     elastic_plan_t p;
     oracle_plan(12, 2, 1, 12, &p);
     const elastic_ckpt_t bad[] = {
-        {10, 1, 13, 12, 4},  /* consumed not a multiple of B */
-        {10, 1, 96, 12, 4},  /* consumed past the epoch's S·B = 96 */
-        {10, 0, 24, 12, 4},  /* epoch·S + consumed/B = 2, not step 10 */
-        {-1, 0, 0, 12, 4},   /* negative step */
-        {10, 1, 24, 0, 4},   /* B = 0 */
+        {10, 1, 13, 12, 4}, /* consumed not a multiple of B */
+        {10, 1, 96, 12, 4}, /* consumed past the epoch's S·B = 96 */
+        {10, 0, 24, 12, 4}, /* epoch·S + consumed/B = 2, not step 10 */
+        {-1, 0, 0, 12, 4},  /* negative step */
+        {10, 1, 24, 0, 4},  /* B = 0 */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         resume_t out;
@@ -369,9 +371,9 @@ static int once_check(void) {
         int64_t B;
         int N2, cap, drop;
         int64_t s;
-    } cases[] = {{100, 3, 12, 2, 4, 0, 5}, {100, 3, 12, 5, 2, 0, 4}, {97, 4, 12, 3, 3, 1, 3}, {97, 4, 16, 3, 5, 0, 9},
-                 {128, 8, 24, 7, 2, 1, 2}, {50, 2, 6, 1, 6, 0, 3},  {50, 2, 6, 4, 1, 1, 5},  {100, 3, 12, 2, 4, 0, 8},
-                 {100, 5, 15, 4, 2, 0, 13}};
+    } cases[] = {{100, 3, 12, 2, 4, 0, 5}, {100, 3, 12, 5, 2, 0, 4}, {97, 4, 12, 3, 3, 1, 3},
+                 {97, 4, 16, 3, 5, 0, 9},  {128, 8, 24, 7, 2, 1, 2}, {50, 2, 6, 1, 6, 0, 3},
+                 {50, 2, 6, 4, 1, 1, 5},   {100, 3, 12, 2, 4, 0, 8}, {100, 5, 15, 4, 2, 0, 13}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (once_case(cases[i].L, cases[i].R0, cases[i].B, cases[i].R0, cases[i].N2, cases[i].s, cases[i].drop,
                       cases[i].cap))
@@ -390,8 +392,8 @@ static int young_daly_check(void) {
             double c = C[i], m = M[k], want = sqrt(2 * c * m);
             double got = ck_tape_double("young_daly_interval", young_daly_interval(c, m));
             if (!(fabs(got - want) <= 1e-9 * want)) {
-                printf("FAIL: young_daly_interval(C = %g s, MTBF = %g s) = %.10g, expected sqrt(2·C·MTBF) = %.10g", c, m,
-                       got, want);
+                printf("FAIL: young_daly_interval(C = %g s, MTBF = %g s) = %.10g, expected sqrt(2·C·MTBF) = %.10g", c,
+                       m, got, want);
                 if (fabs(got - sqrt(c * m)) <= 1e-9 * want)
                     printf(" — that is sqrt(C·MTBF): the 2 is missing (the work lost is tau/2 per failure)");
                 else if (fabs(got - sqrt(c / m)) <= 1e-9 * fmax(1, sqrt(c / m)) ||
@@ -438,10 +440,7 @@ static int young_daly_check(void) {
 
 int main(int argc, char **argv) {
     static const ck_entry_t checks[] = {
-        {"plan", plan_check},
-        {"resume", resume_check},
-        {"once", once_check},
-        {"young_daly", young_daly_check},
+        {"plan", plan_check}, {"resume", resume_check}, {"once", once_check}, {"young_daly", young_daly_check},
         {NULL, NULL},
     };
     return ck_main(argc, argv, checks);
