@@ -86,22 +86,31 @@ static void explain_plan(const elastic_plan_t *got, const elastic_plan_t *want, 
             printf("  — micro-batch sizes: chunk_range(local_batch, k, i), the first local_batch %% k one longer\n");
             return;
         }
-    for (int i = 0; i < want->micro_steps; i++) {
-        double w = got->weight[i], bi = (double)want->micro[i];
-        if (near(w, want->weight[i])) continue;
-        if (near(w, 1.0 / want->micro_steps))
-            printf("  — the weights are 1/k: right only when all micro-batches are equal; after an uneven split a "
-                   "micro-batch of b_i examples counts b_i · N / B\n");
-        else if (near(w, bi / (double)b))
-            printf("  — the weight b_i / b_r is lesson 06's, right only when every rank has the same b_r; DDP then "
-                   "averages over N ranks, so the mean over B needs b_i · N / B\n");
-        else if (near(w, bi / (double)B))
-            printf("  — b_i / B forgets that DDP's all-reduce divides by N afterwards: the gradient comes out N times "
-                   "too small; b_i · N / B\n");
-        else
-            printf("  — weight of micro-batch %d: b_i · N / B = %g\n", i, want->weight[i]);
-        return;
+    /* Which mistake: one case where 1/k, b_i/b_r and b_i/B all differ (B = 12 on 5 ranks, rank 0: 3
+     * examples as 2 + 1), asked of the student's code (and taped) after the failure. */
+    elastic_plan_t q;
+    memset(&q, 0, sizeof q);
+    int ret = (int)ck_tape_ll("elastic_plan (B 12, 5 ranks, cap 2) returned", elastic_plan(12, 5, 0, 2, &q));
+    tape_plan(&q);
+    bool one_over_k = ret == 0, per_rank = ret == 0, over_b = ret == 0;
+    for (int i = 0; i < 2 && ret == 0; i++) {
+        double bi = 2 - i;
+        one_over_k = one_over_k && near(q.weight[i], 0.5);
+        per_rank = per_rank && near(q.weight[i], bi / 3);
+        over_b = over_b && near(q.weight[i], bi / 12);
     }
+    if (one_over_k)
+        printf("  — the weights are 1/k: right only when all micro-batches are equal; after an uneven split a "
+               "micro-batch of b_i examples counts b_i · N / B\n");
+    else if (per_rank)
+        printf("  — the weight b_i / b_r is lesson 06's, right only when every rank has the same b_r; DDP then "
+               "averages over N ranks, so the mean over B needs b_i · N / B\n");
+    else if (over_b)
+        printf("  — b_i / B forgets that DDP's all-reduce divides by N afterwards: the gradient comes out N times "
+               "too small; b_i · N / B\n");
+    else
+        printf("  — micro-batch i's weight is b_i · N / B (elastic.h)\n");
+    (void)B, (void)N;
 }
 
 static void print_plan(const char *who, const elastic_plan_t *p) {
