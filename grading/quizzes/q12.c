@@ -66,18 +66,20 @@ void quiz_12(quiz_t *qz, rng_t *r) {
     /* how often to checkpoint */
     double C = quiz_int(r, 10, 120), hours = quiz_int(r, 2, 24), M = hours * 3600;
     double tau = young_daly_interval(C, M);
-    quiz_why(quiz_number(qz, tau / 60, 0.01,
-                         "Writing a checkpoint takes C = %.0f s, and the job fails on average every %.0f hours. How many "
-                         "minutes of training between checkpoints lose the least time?",
-                         C, hours),
-             "tau* = sqrt(2 * C * MTBF) = sqrt(2 * %.0f * %.0f) s = %.4g s = %.4g min", C, M, tau, tau / 60);
+    quiz_why(
+        quiz_number(qz, tau / 60, 0.01,
+                    "Writing a checkpoint takes C = %.0f s, and the job fails on average every %.0f hours. How many "
+                    "minutes of training between checkpoints lose the least time?",
+                    C, hours),
+        "tau* = sqrt(2 * C * MTBF) = sqrt(2 * %.0f * %.0f) s = %.4g s = %.4g min", C, M, tau, tau / 60);
     double t2 = tau * 4, lost = expected_lost_work(t2, C, M);
-    quiz_why(quiz_number(qz, lost / 60, 0.01,
-                         "With checkpoints every %.4g minutes instead (4 times that), how many minutes does each failure "
-                         "cost on average, the checkpoints written between two failures included?",
-                         t2 / 60),
-             "lost = tau/2 + C * MTBF / tau = %.4g + %.4g s = %.4g min (at tau*, %.4g min: both terms equal there)",
-             t2 / 2, C * M / t2, lost / 60, expected_lost_work(tau, C, M) / 60);
+    quiz_why(
+        quiz_number(qz, lost / 60, 0.01,
+                    "With checkpoints every %.4g minutes instead (4 times that), how many minutes does each failure "
+                    "cost on average, the checkpoints written between two failures included?",
+                    t2 / 60),
+        "lost = tau/2 + C * MTBF / tau = %.4g + %.4g s = %.4g min (at tau*, %.4g min: both terms equal there)", t2 / 2,
+        C * M / t2, lost / 60, expected_lost_work(tau, C, M) / 60);
     static const char *const why[] = {
         "The old per-rank batch on the survivors trains each step on fewer examples: the effective learning rate "
         "and the noise of every later step change, so the run is no longer the one it would have been",
