@@ -15,6 +15,7 @@
 #include "util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The run's data order from the checkpoint (or, fresh, from this launch): B and R0 are the first
  * launch's. */
@@ -46,6 +47,16 @@ static elastic_ckpt_t run_position(trainer_t *t) {
     return ck;
 }
 
+/* Whether argv names --NAME (as "--NAME V" or "--NAME=V"): checked before trainer_init, which sizes
+ * the data order by the global batch and would otherwise fail on the per-rank default. */
+static bool has_option(int argc, char **argv, const char *name) {
+    size_t n = strlen(name);
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], "--", 2) && !strncmp(argv[i] + 2, name, n) && (!argv[i][2 + n] || argv[i][2 + n] == '='))
+            return true;
+    return false;
+}
+
 int main(int argc, char **argv) {
     trainer_t t;
     ddp_t d;
@@ -60,13 +71,14 @@ int main(int argc, char **argv) {
          .min = 1, .max = 1 << 20},
         CLI_END,
     };
+    dp_set_progname(argv[0]);
+    if (!has_option(argc, argv, "batch-global") && !has_option(argc, argv, "help"))
+        cli_usage_error("--batch-global B is required: the examples per step over all ranks, the first launch's");
     cli_opt_t *ddp_opts = ddp_cli_options(&o), *opts = cli_join(ddp_opts, mine);
     trainer_init(&t, argc, argv, opts,
                  "train_elastic [options]  — DDP that restarts on any number of ranks (lesson 12), under mpirun");
     free(opts);
     free(ddp_opts);
-    if (t.cfg.global_batch < 1)
-        cli_usage_error("--batch-global B is required: the examples per step over all ranks, the first launch's");
     int B = t.cfg.global_batch, N = t.world_size;
     if (B < N)
         dp_fatal("global batch B=%d cannot feed %d ranks: every rank needs an example a step; restart on at most %d "
