@@ -308,8 +308,11 @@ static int once_case(size_t L, int R0, int64_t B, int N, int N2, int64_t s, int 
         memset(&p, 0, sizeof p);
         int ret = (int)ck_tape_ll("elastic_plan (before) returned", elastic_plan(B, N, r, cap, &p));
         tape_plan(&p);
-        if (ret != 0) {
-            printf("FAIL: elastic_plan(%lld, %d, %d, %d) refused a valid plan\n", (long long)B, N, r, cap);
+        if (ret != 0 || p.local_batch < 0 || p.local_batch > B || p.offset < 0 || p.offset > B) {
+            printf(
+                "FAIL: elastic_plan(%lld, %d, %d, %d) returned %d with local_batch %lld, offset %lld: a valid plan's "
+                "slice lies inside the step's B positions\n",
+                (long long)B, N, r, cap, ret, (long long)p.local_batch, (long long)p.offset);
             free(count);
             return 1;
         }
@@ -331,9 +334,10 @@ static int once_case(size_t L, int R0, int64_t B, int N, int N2, int64_t s, int 
         int rr = ret ? -1 : (int)ck_tape_ll("resume_position returned", resume_position(&ck, &fresh, &p, &out));
         ck_tape("resume_position position", &out.position, sizeof out.position);
         ck_tape("sampler epoch after resume_position", &fresh.epoch, sizeof fresh.epoch);
-        if (ret != 0 || rr != 0) {
-            printf("FAIL: rank %d of %d refused a valid restart (elastic_plan %d, resume_position %d)\n", r, N2, ret,
-                   rr);
+        if (ret != 0 || rr != 0 || p.local_batch < 0 || p.local_batch > B || p.offset < 0 || p.offset > B) {
+            printf("FAIL: rank %d of %d: no valid restart (elastic_plan %d with local_batch %lld, offset %lld; "
+                   "resume_position %d)\n",
+                   r, N2, ret, (long long)p.local_batch, (long long)p.offset, rr);
             free(count);
             return 1;
         }
@@ -387,8 +391,8 @@ static int once_check(void) {
         if (once_case(cases[i].L, cases[i].R0, cases[i].B, cases[i].R0, cases[i].N2, cases[i].s, cases[i].drop,
                       cases[i].cap))
             return 1;
-    printf("exactly once: %zu restarts (3->2, 3->5, 4->3, 8->7, 2->1, 2->4, 5->4; mid-epoch and the epoch's last "
-           "step) train every position of the interrupted epoch once\n",
+    printf("exactly once: %zu restarts (3->2, 3->5, 4->3, 8->7, 2->1, 2->4, 5->4; mid-epoch and at an "
+           "epoch's first step) train every position of the interrupted epoch once\n",
            sizeof cases / sizeof cases[0]);
     return 0;
 }
