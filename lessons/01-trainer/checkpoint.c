@@ -212,7 +212,8 @@ void checkpoint_load(trainer_t *t, const char *path) {
         t->resumed.consumed = (int64_t)cons;
         t->resumed.data_replicas = (int)reps;
     }
-    if (t->rank == 0 && (seed != t->cfg.seed || gb != t->order.batch))
+    /* a trainer with a fixed global batch (lesson 12's --batch-global) refuses another one itself */
+    if (t->rank == 0 && (seed != t->cfg.seed || (gb != t->order.batch && !t->cfg.global_batch)))
         fprintf(stderr,
                 "%s: note: %s was trained with seed %" PRIu64 " and global batch %" PRIu64 "; this run uses "
                 "seed %llu and global batch %zu, so the data order differs from an uninterrupted run\n",

@@ -96,9 +96,9 @@ int main(int argc, char **argv) {
     if (elastic_plan(B, N, t.rank, e.micro_cap, &e.plan) != 0) {
         int64_t most = (B + N - 1) / N, k = (most + e.micro_cap - 1) / e.micro_cap;
         if (k > ELASTIC_MAX_MICRO)
-            dp_fatal("global batch %d on %d ranks needs %lld micro-batches of at most --micro-cap %d on a rank, more "
+            dp_fatal("global batch %d on %d rank%s needs %lld micro-batches of at most --micro-cap %d on a rank, more "
                      "than ELASTIC_MAX_MICRO (%d): raise --micro-cap",
-                     B, N, (long long)k, e.micro_cap, ELASTIC_MAX_MICRO);
+                     B, N, N > 1 ? "s" : "", (long long)k, e.micro_cap, ELASTIC_MAX_MICRO);
         dp_fatal("elastic_plan refused B = %d, %d ranks, rank %d, micro cap %d, which are valid", B, N, t.rank,
                  e.micro_cap);
     }
