@@ -52,13 +52,12 @@ void checkpoint_write(const checkpoint_parts_t *p, const char *path) {
     st_writer_meta(w, "seed", val);
     snprintf(val, sizeof val, "%zu", p->global_batch);
     st_writer_meta(w, "global_batch", val);
-    if (p->steps_per_epoch > 0) {
-        int64_t spe = (int64_t)p->steps_per_epoch;
+    if (p->has_position) {
         snprintf(val, sizeof val, "%d", p->data_replicas);
         st_writer_meta(w, "data_replicas", val);
-        snprintf(val, sizeof val, "%" PRId64, p->step / spe);
+        snprintf(val, sizeof val, "%" PRId64, p->epoch);
         st_writer_meta(w, "epoch", val);
-        snprintf(val, sizeof val, "%" PRId64, (p->step % spe) * (int64_t)p->global_batch);
+        snprintf(val, sizeof val, "%" PRId64, p->consumed);
         st_writer_meta(w, "consumed", val);
     }
     if (p->scaler) {
@@ -71,6 +70,13 @@ void checkpoint_write(const checkpoint_parts_t *p, const char *path) {
     dp_mkdir_for(path);
     if (st_writer_save(w, path, err, sizeof err) != 0) dp_fatal("%s", err);
     st_writer_free(w);
+}
+
+void checkpoint_data_position(const trainer_t *t, int *replicas, int64_t *epoch, int64_t *consumed) {
+    int64_t spe = (int64_t)t->order.steps_per_epoch;
+    *replicas = t->order.replicas;
+    *epoch = spe > 0 ? t->step / spe : 0;
+    *consumed = spe > 0 ? t->step % spe * (int64_t)t->order.batch : 0;
 }
 
 void checkpoint_save(trainer_t *t, const char *path) {
@@ -93,9 +99,9 @@ void checkpoint_save(trainer_t *t, const char *path) {
                                 .optim_t = t->optim.t,
                                 .seed = t->cfg.seed,
                                 .global_batch = t->order.batch,
-                                .data_replicas = t->order.replicas,
-                                .steps_per_epoch = t->order.steps_per_epoch,
+                                .has_position = t->order.steps_per_epoch > 0,
                                 .scaler = t->optim.scaler};
+    checkpoint_data_position(t, &parts.data_replicas, &parts.epoch, &parts.consumed);
     checkpoint_write(&parts, path);
     free(params);
     free(hm);

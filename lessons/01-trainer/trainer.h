@@ -177,13 +177,17 @@ typedef struct {
     int64_t step, optim_t;
     uint64_t seed;
     size_t global_batch;
-    /* the data order's place (metadata data_replicas, epoch, consumed): steps_per_epoch 0 leaves it
-     * out (a file assembled where the order is not known) */
+    /* the data order's place (metadata data_replicas, epoch, consumed; checkpoint_data_position):
+     * left out when has_position is false (a file assembled where the order is not known) */
+    bool has_position;
     int data_replicas;
-    size_t steps_per_epoch;
+    int64_t epoch, consumed;
     const struct grad_scaler *scaler; /* fp16's loss scale (NULL: none to save) */
 } checkpoint_parts_t;
 void checkpoint_write(const checkpoint_parts_t *parts, const char *path);
+/* Where t->step stands in the data order, as the checkpoints record it: the order's replicas (0: the
+ * course's own order), the epoch, and the positions of that epoch's list already trained on. */
+void checkpoint_data_position(const trainer_t *t, int *replicas, int64_t *epoch, int64_t *consumed);
 void checkpoint_load(trainer_t *t, const char *path);
 
 /* Text sampling (sample.c): n characters from the model, starting from an empty context. */

@@ -124,7 +124,6 @@ void elastic_attach(trainer_t *t, elastic_t *e, ddp_t *d) {
     t->model.batch_ctx = t->ctx, t->model.batch_targets = t->targets, t->model.batch_examples = t->local_batch;
     t->fetch = fetch;
     t->fetch_ctx = e;
-    t->ext = e;
 }
 
 void elastic_detach(trainer_t *t, elastic_t *e) {

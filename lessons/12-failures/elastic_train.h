@@ -22,7 +22,8 @@ typedef struct {
 } elastic_t;
 
 /* Check the plan and the resume position (one line when they cannot be right), then make t fetch
- * this rank's slices and step with the plan: t->local_batch becomes b_r, t->step the resume step. */
+ * this rank's slices: t->local_batch becomes b_r, t->step the resume step. elastic_train_step then
+ * needs t->ext = e (d: the DDP it steps with; NULL under another step, lesson 08's FSDP). */
 void elastic_attach(trainer_t *t, elastic_t *e, ddp_t *d);
 void elastic_detach(trainer_t *t, elastic_t *e);
 /* One optimizer step: the plan's micro-batches, all but the last under no_sync, weighted b_ri·N/B. */

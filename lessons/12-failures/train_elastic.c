@@ -8,8 +8,13 @@
  * The second launch finishes the run the first would have: the same batches, step for step, as
  *   train --order sampler --sampler-replicas 3 --batch 12        (one process, same seed and flags).
  * --micro-cap bounds the examples of one forward on a rank (its memory); a rank with more than that
- * runs several micro-batches under no_sync. */
+ * runs several micro-batches under no_sync.
+ *
+ * --fsdp trains with lesson 08's FSDP step instead of DDP: one micro-batch a step and the same share
+ * on every rank (B a multiple of the world size, B / N <= --micro-cap). Its --save writes shards;
+ * fsdp_consolidate makes the full checkpoint a restart on any N takes. */
 #include "elastic_train.h"
+#include "fsdp.h"
 
 #include "sampler_oracle.h"
 #include "util.h"
@@ -61,7 +66,9 @@ int main(int argc, char **argv) {
     trainer_t t;
     ddp_t d;
     ddp_options_t o;
+    fsdp_t f;
     elastic_t e = {0};
+    bool use_fsdp = false;
     /* both point into t.cfg, which trainer_init fills with its defaults before it parses */
     const cli_opt_t mine[] = {
         {"batch-global", CLI_INT, &t.cfg.global_batch,
@@ -69,6 +76,7 @@ int main(int argc, char **argv) {
          .max = 1 << 20},
         {"micro-cap", CLI_INT, &t.cfg.batch, "at most this many examples per forward on a rank (the same as --batch)",
          .min = 1, .max = 1 << 20},
+        {"fsdp", CLI_FLAG, &use_fsdp, "lesson 08's FSDP step instead of DDP (equal shares, one micro-batch a step)"},
         CLI_END,
     };
     dp_set_progname(argv[0]);
@@ -107,19 +115,31 @@ int main(int argc, char **argv) {
     if (resume_position(&ck, &e.sampler, &e.plan, &e.start) != 0)
         dp_fatal("resume_position refused the checkpoint's step %lld, epoch %lld, consumed %lld (B = %d, R0 = %d)",
                  (long long)ck.step, (long long)ck.epoch, (long long)ck.consumed, B, ck.data_replicas);
-    ddp_setup(&d, &t, &o);
-    elastic_attach(&t, &e, &d);
+    if (use_fsdp && (e.plan.micro_steps != 1 || (int64_t)B != e.plan.local_batch * N))
+        dp_fatal("--fsdp: lesson 08's step takes the rank's whole share in one forward, the same share on every rank: "
+                 "B=%d on %d ranks needs B %% N == 0 and --micro-cap >= B / N",
+                 B, N);
+    if (use_fsdp)
+        fsdp_init(&f, &t, false, 3, 0);
+    else
+        ddp_setup(&d, &t, &o);
+    elastic_attach(&t, &e, use_fsdp ? NULL : &d);
+    if (!use_fsdp) t.ext = &e; /* FSDP's step has its own (fsdp_init) */
     if (t.rank == 0)
         logger_line(&t.log, "elastic: global batch %d over %d rank%s (order of %d replicas), from step %lld", B, N,
                     N > 1 ? "s" : "", e.data_replicas, (long long)t.step);
     logger_line(&t.log, "rank %d: %lld examples a step at offset %lld, %d micro-batch%s", t.rank,
                 (long long)e.plan.local_batch, (long long)e.plan.offset, e.plan.micro_steps,
                 e.plan.micro_steps > 1 ? "es" : "");
-    t.mixed_precision_ok = true; /* every replica steps on the whole all-reduced gradient */
-    trainer_run(&t, elastic_train_step);
-    ddp_write_log(&d, o.ddp_log);
+    t.mixed_precision_ok = !use_fsdp; /* every replica steps on the whole all-reduced gradient */
+    trainer_run(&t, use_fsdp ? fsdp_train_step : elastic_train_step);
     elastic_detach(&t, &e);
-    ddp_free(&d);
+    if (use_fsdp) {
+        fsdp_free(&f);
+    } else {
+        ddp_write_log(&d, o.ddp_log);
+        ddp_free(&d);
+    }
     trainer_finish(&t);
     return 0;
 }

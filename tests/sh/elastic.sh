@@ -1,7 +1,8 @@
 # Lesson 12's elastic trainer (train_elastic, the reference): a run saved on 3 ranks and finished on 2
 # or 5 (an uneven share of the global batch) is the run it would have been — equivalent to the
 # uninterrupted 3-rank run and to one process over the same order; a lesson 07 run continues on
-# another world size; and what it cannot honour is one line.
+# another world size; FSDP restarts 4 -> 3 through lesson 08's consolidation; and what it cannot
+# honour is one line.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/sh/lib_safetensors.sh"
 EL=$BUILD/solutions/12-failures/train_elastic
@@ -47,6 +48,18 @@ else
     fail "train_sampler then train_elastic: $(tail -n 3 "$TMP/c" "$TMP/d")"
 fi
 
+# FSDP (lesson 08): shards at step 10 on 4 ranks, consolidated, then 3 ranks
+# shellcheck disable=SC2086
+$TRAIN $F --clip 0 --order sampler --sampler-replicas 4 --batch 12 --dump "$TMP/fref.st" >/dev/null 2>&1 || fail "the one-process reference run (4 replicas)"
+# shellcheck disable=SC2086
+if "$MPI" -np 4 "$EL" $F --clip 0 --fsdp --batch-global 12 --micro-cap 4 --save "$TMP/fs.safetensors" --save-every 10 >"$TMP/e" 2>&1 &&
+    "$BUILD/solutions/08-fsdp/fsdp_consolidate" --shards "$TMP/fs.step10.safetensors" --out "$TMP/fsfull.safetensors" >>"$TMP/e" 2>&1 &&
+    "$MPI" -np 3 "$EL" $F --clip 0 --fsdp --batch-global 12 --micro-cap 4 --resume "$TMP/fsfull.safetensors" --dump "$TMP/fres.st" >>"$TMP/e" 2>&1; then
+    equivalent "FSDP on 4 ranks to step 10, consolidated, then 3 == one process" "$TMP/fref.st" "$TMP/fres.st" --ref-offset 10 --world 3 --batch 4
+else
+    fail "FSDP 4 -> 3: $(tail -n 3 "$TMP/e")"
+fi
+
 # one line for what cannot be honoured (one process: mpirun adds its own banner)
 expect_error "train_elastic without --batch-global" "--batch-global B is required" "$EL" $F
 expect_error "a restart with another global batch" "use --batch-global 12" "$EL" $F --batch-global 16 --resume "$TMP/ck.step10.safetensors"
@@ -59,4 +72,5 @@ st_edit "$TMP/ck.step10.safetensors" "$TMP/bad.safetensors" 's/"consumed":"12"/"
 expect_error "a damaged consumed count" "metadata 'consumed' is '1x'" "$EL" $F --batch-global 12 --resume "$TMP/bad.safetensors"
 st_edit "$TMP/ck.step10.safetensors" "$TMP/lie.safetensors" 's/"consumed":"12"/"consumed":"13"/'
 expect_error "a checkpoint that contradicts itself" "resume_position refused" "$EL" $F --batch-global 12 --resume "$TMP/lie.safetensors"
+expect_error "--fsdp with a share above the micro cap" "needs B % N == 0 and --micro-cap >= B / N" "$EL" $F --fsdp --batch-global 12 --micro-cap 4
 expect_error "more micro-batches than ELASTIC_MAX_MICRO" "raise --micro-cap" "$EL" $F --batch-global 100 --micro-cap 1
