@@ -4,12 +4,12 @@
 #
 # Starts the load that broke the timing checks before (bursty, not steady): another grader grading
 # lessons 04 and 08 of the reference in a loop (its own work directory), plus one busy loop per core
-# (nproc). Then grades the given lessons' reference (default: 00 05 09 10 11, the timing lessons) N times
+# (nproc). Then grades the given lessons' reference (default: 00 05 09 10 11, the timing lessons, and 12, the restarts) N times
 # (default 2), printing each score and the passing checks' margins. Exit 1 if any run is below full
 # marks (INCONCLUSIVE included: the reference must be decided, and decided right). The load is always
 # stopped on exit (trap), also on ^C.
 #
-#   sh tests/load.sh 00 05 09 10 11 --times 2     (make test-load)
+#   sh tests/load.sh 00 05 09 10 11 12 --times 2     (make test-load)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LESSONS="" TIMES=2
@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-LESSONS=${LESSONS:-00 05 09 10 11}
+LESSONS=${LESSONS:-00 05 09 10 11 12}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/dpc-load.XXXXXX")
 PIDS=""
 stop_load() {

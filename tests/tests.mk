@@ -49,12 +49,12 @@ test-quiz: all
 	@sh tests/sh/quiz.sh && sh tests/sh/quiz_grade_all.sh
 
 # The timing checks under load (not part of `make test`: about 10 minutes on 2 cores): the
-# reference must keep full marks in lessons 00, 05, 09, 10 and 11 while another grader and a busy loop per
-# core run beside it.
+# reference must keep full marks in lessons 00, 05, 09, 10 and 11, and in lesson 12's restarts, while
+# another grader and a busy loop per core run beside it.
 .PHONY: test-load
 test-load:
 	@$(MAKE) --no-print-directory -s grader-ready
-	@sh tests/load.sh 00 05 09 10 11 --times 2
+	@sh tests/load.sh 00 05 09 10 11 12 --times 2
 
 # The reference under the sanitizers (tests/sanitize.sh; not part of `make test`): ASan + UBSan over
 # the unit tests, the shell tests and the graders of lessons 01, 05 and 08 (build-asan/), TSan over

@@ -4,7 +4,10 @@
  *             optim.m.<name>    AdamW first moment (SGD: the momentum buffer)
  *             optim.v.<name>    AdamW second moment
  *   metadata  format, step, optim_t, optimizer, model (the kind and sizes: model_config_string), seed,
- *             global_batch, crc32, header_crc32; under fp16 also loss_scale and growth_tracker (the
+ *             global_batch, crc32, header_crc32; where the data order is known, data_replicas (the
+ *             sampler's num_replicas, 0 for the course's own order), epoch and consumed (positions of
+ *             that epoch's list already trained on: a restart on another world size continues there,
+ *             lesson 12); under fp16 also loss_scale and growth_tracker (the
  *             state torch.cuda.amp.GradScaler saves), so a resumed run scales as the uninterrupted one
  *
  * The data order is a function of (seed, step) and the model and optimizer state are stored
@@ -49,6 +52,14 @@ void checkpoint_write(const checkpoint_parts_t *p, const char *path) {
     st_writer_meta(w, "seed", val);
     snprintf(val, sizeof val, "%zu", p->global_batch);
     st_writer_meta(w, "global_batch", val);
+    if (p->has_position) {
+        snprintf(val, sizeof val, "%d", p->data_replicas);
+        st_writer_meta(w, "data_replicas", val);
+        snprintf(val, sizeof val, "%" PRId64, p->epoch);
+        st_writer_meta(w, "epoch", val);
+        snprintf(val, sizeof val, "%" PRId64, p->consumed);
+        st_writer_meta(w, "consumed", val);
+    }
     if (p->scaler) {
         snprintf(val, sizeof val, "%.17g", p->scaler->scale);
         st_writer_meta(w, "loss_scale", val);
@@ -59,6 +70,13 @@ void checkpoint_write(const checkpoint_parts_t *p, const char *path) {
     dp_mkdir_for(path);
     if (st_writer_save(w, path, err, sizeof err) != 0) dp_fatal("%s", err);
     st_writer_free(w);
+}
+
+void checkpoint_data_position(const trainer_t *t, int *replicas, int64_t *epoch, int64_t *consumed) {
+    int64_t spe = (int64_t)t->order.steps_per_epoch;
+    *replicas = t->order.replicas;
+    *epoch = spe > 0 ? t->step / spe : 0;
+    *consumed = spe > 0 ? t->step % spe * (int64_t)t->order.batch : 0;
 }
 
 void checkpoint_save(trainer_t *t, const char *path) {
@@ -81,7 +99,9 @@ void checkpoint_save(trainer_t *t, const char *path) {
                                 .optim_t = t->optim.t,
                                 .seed = t->cfg.seed,
                                 .global_batch = t->order.batch,
+                                .has_position = t->order.steps_per_epoch > 0,
                                 .scaler = t->optim.scaler};
+    checkpoint_data_position(t, &parts.data_replicas, &parts.epoch, &parts.consumed);
     checkpoint_write(&parts, path);
     free(params);
     free(hm);
@@ -182,7 +202,24 @@ void checkpoint_load(trainer_t *t, const char *path) {
     if (t->optim.scaler) load_scaler(&f, path, t->optim.scaler, t->rank);
     t->step = (int64_t)step;
     t->optim.t = (int64_t)ot;
-    if (t->rank == 0 && (seed != t->cfg.seed || gb != t->order.batch))
+    t->resumed.loaded = true;
+    t->resumed.step = (int64_t)step;
+    t->resumed.global_batch = gb;
+    /* the data position: all three or none (a checkpoint older than the fields, or assembled by lesson
+     * 08's consolidation); the bounds keep a damaged value from becoming a huge epoch downstream */
+    if (st_meta(&f, "epoch") || st_meta(&f, "consumed") || st_meta(&f, "data_replicas")) {
+        uint64_t ep, cons, reps;
+        if (st_meta_u64(&f, path, "epoch", step, &ep, err, sizeof err) != 0 ||
+            st_meta_u64(&f, path, "consumed", UINT32_MAX, &cons, err, sizeof err) != 0 ||
+            st_meta_u64(&f, path, "data_replicas", 1 << 20, &reps, err, sizeof err) != 0)
+            dp_fatal("%s", err);
+        t->resumed.has_position = true;
+        t->resumed.epoch = (int64_t)ep;
+        t->resumed.consumed = (int64_t)cons;
+        t->resumed.data_replicas = (int)reps;
+    }
+    /* a trainer with a fixed global batch (lesson 12's --batch-global) refuses another one itself */
+    if (t->rank == 0 && (seed != t->cfg.seed || (gb != t->order.batch && !t->cfg.global_batch)))
         fprintf(stderr,
                 "%s: note: %s was trained with seed %" PRIu64 " and global batch %" PRIu64 "; this run uses "
                 "seed %llu and global batch %zu, so the data order differs from an uninterrupted run\n",

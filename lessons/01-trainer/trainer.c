@@ -246,7 +246,7 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
         records_index(&t->train, &t->train_records);
         if (t->val.tokens) records_index(&t->val, &t->val_records);
     }
-    size_t global = (size_t)c->batch * (size_t)t->world_size,
+    size_t global = c->global_batch > 0 ? (size_t)c->global_batch : (size_t)c->batch * (size_t)t->world_size,
            L = records ? t->train_records.n : dataset_num_examples(&t->train, c->context);
     if (!strcmp(c->order, "sampler"))
         data_order_init_sampler(&t->order, c->seed, L, global,

@@ -45,6 +45,10 @@ typedef struct {
     uint64_t seed;
     const char *order;    /* "random": the course's own; "sampler": PyTorch's DistributedSampler order */
     int sampler_replicas; /* the sampler's num_replicas (0: the world size) */
+    /* examples per step over all ranks (0: batch × world size). No option of lesson 01's sets it:
+     * lesson 12's elastic trainer does (--batch-global), where the global batch outlives the world
+     * size and the ranks' shares may differ. */
+    int global_batch;
     bool no_shuffle, drop_last;
     /* variable-length examples (common/records.h): "windows" (fixed, the course's) or "records" */
     const char *examples;
@@ -132,6 +136,14 @@ struct trainer {
     void (*full_params)(trainer_t *t, float *out); /* every parameter, on rank 0 */
     void (*full_grads)(trainer_t *t, float *out);  /* every gradient, on rank 0 */
     void (*save)(trainer_t *t, const char *path);  /* write a checkpoint (default checkpoint_save) */
+    /* What --resume read from the checkpoint (checkpoint_load): where in the data order it stopped.
+     * has_position is false for a checkpoint saved before the metadata held it. */
+    struct {
+        bool loaded, has_position;
+        int64_t step, epoch, consumed; /* consumed: positions of the epoch's list already trained on */
+        uint64_t global_batch;
+        int data_replicas; /* the sampler's num_replicas the order was drawn for (0: the course's own order) */
+    } resumed;
 };
 
 /* Parse the command line (the trainer's options plus `extra`, may be NULL), start the comm seam,
@@ -165,9 +177,17 @@ typedef struct {
     int64_t step, optim_t;
     uint64_t seed;
     size_t global_batch;
+    /* the data order's place (metadata data_replicas, epoch, consumed; checkpoint_data_position):
+     * left out when has_position is false (a file assembled where the order is not known) */
+    bool has_position;
+    int data_replicas;
+    int64_t epoch, consumed;
     const struct grad_scaler *scaler; /* fp16's loss scale (NULL: none to save) */
 } checkpoint_parts_t;
 void checkpoint_write(const checkpoint_parts_t *parts, const char *path);
+/* Where t->step stands in the data order, as the checkpoints record it: the order's replicas (0: the
+ * course's own order), the epoch, and the positions of that epoch's list already trained on. */
+void checkpoint_data_position(const trainer_t *t, int *replicas, int64_t *epoch, int64_t *consumed);
 void checkpoint_load(trainer_t *t, const char *path);
 
 /* Text sampling (sample.c): n characters from the model, starting from an empty context. */

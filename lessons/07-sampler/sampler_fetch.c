@@ -3,6 +3,7 @@
  * sampler is told the epoch (set_epoch) and draws its list. */
 #include "sampler_fetch.h"
 
+#include "sampler_oracle.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -48,6 +49,11 @@ void sampler_attach(trainer_t *t, sampler_state_t *st) {
     st->len = L;
     st->steps_per_epoch = st->sampler.num_samples / (size_t)t->local_batch;
     st->epoch = -1;
+    /* t->order names the order the checkpoints record (data_replicas, epoch, consumed): this one, so
+     * that lesson 12's elastic trainer can continue a run of this trainer on another world size */
+    data_order_free(&t->order);
+    data_order_init_sampler(&t->order, t->cfg.seed, L, (size_t)t->local_batch * (size_t)t->world_size, t->world_size,
+                            !t->cfg.no_shuffle, t->cfg.drop_last);
     t->fetch = fetch;
     t->fetch_ctx = st;
 }

@@ -299,6 +299,16 @@ static void save_shards(trainer_t *t, const char *path) {
     st_writer_meta(w, "global_batch", val);
     snprintf(val, sizeof val, "%016" PRIx64, id);
     st_writer_meta(w, "run_id", val);
+    /* the data order's place, which fsdp_consolidate passes on (a restart on another N continues there) */
+    int replicas;
+    int64_t epoch, consumed;
+    checkpoint_data_position(t, &replicas, &epoch, &consumed);
+    snprintf(val, sizeof val, "%d", replicas);
+    st_writer_meta(w, "data_replicas", val);
+    snprintf(val, sizeof val, "%" PRId64, epoch);
+    st_writer_meta(w, "epoch", val);
+    snprintf(val, sizeof val, "%" PRId64, consumed);
+    st_writer_meta(w, "consumed", val);
     dp_mkdir_for(file);
     if (st_writer_save(w, file, err, sizeof err) != 0) dp_fatal("%s", err);
     st_writer_free(w);

@@ -121,6 +121,12 @@ int main(int argc, char **argv) {
         need_u64(&f[r], path, "global_batch", SIZE_MAX);
         const char *keys[] = {"run_id", "step", "model", "optimizer", "optim_t", "seed", "global_batch"};
         for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) same_as_rank0(&f[r], path, &f[0], path0, keys[k]);
+        /* the data position: in every shard or in none (shards written before it was recorded) */
+        const char *pos[] = {"data_replicas", "epoch", "consumed"};
+        for (size_t k = 0; k < sizeof pos / sizeof pos[0] && st_meta(&f[0], pos[0]); k++) {
+            need_u64(&f[r], path, pos[k], UINT32_MAX);
+            same_as_rank0(&f[r], path, &f[0], path0, pos[k]);
+        }
     }
     model_config_t mc;
     const char *model = need_meta(&f[0], path0, "model");
@@ -182,6 +188,12 @@ int main(int argc, char **argv) {
                                 (int64_t)need_u64(&f[0], path0, "optim_t", INT64_MAX),
                                 need_u64(&f[0], path0, "seed", UINT64_MAX),
                                 (size_t)need_u64(&f[0], path0, "global_batch", SIZE_MAX)};
+    if (st_meta(&f[0], "data_replicas")) {
+        parts.has_position = true;
+        parts.data_replicas = (int)need_u64(&f[0], path0, "data_replicas", 1 << 20);
+        parts.epoch = (int64_t)need_u64(&f[0], path0, "epoch", INT64_MAX);
+        parts.consumed = (int64_t)need_u64(&f[0], path0, "consumed", UINT32_MAX);
+    }
     checkpoint_write(&parts, out);
     printf("fsdp_consolidate: %d shards -> %s (%zu parameters, step %lld)\n", N, out, L.numel, (long long)parts.step);
     for (int r = 0; r < N; r++) st_close(&f[r]);

@@ -151,6 +151,23 @@ for id in alice bob; do
     else
         fail "quiz 11 ($id): cannot read the cluster from: $t"
     fi
+
+    # 12 q1: rank 0's slice of B on N ranks (chunk_range: the first B % N one longer), and q6: the
+    # Young-Daly interval sqrt(2 C MTBF) in minutes
+    set -- $(text 12 "$id" 1 | sed -n 's/.*global batch of B = \([0-9]*\) .*restarts on N = \([0-9]*\)\..*/\1 \2/p')
+    if [ $# = 2 ]; then
+        want=$(awk -v B="$1" -v N="$2" 'BEGIN { print int(B / N) + (B % N > 0), 0 }')
+        got=$(ans 12 "$id" 1)
+        if [ "$got" = "$want" ]; then pass "quiz 12 ($id): rank 0's slice of B = $1 on $2 ranks = $got (awk: $want)"; else fail "quiz 12 ($id): slice $got, awk says $want"; fi
+    else
+        fail "quiz 12 ($id): cannot read B and N from: $(text 12 "$id" 1)"
+    fi
+    set -- $(text 12 "$id" 6 | sed -n 's/.*takes C = \([0-9]*\) s, and the job fails on average every \([0-9]*\) hours.*/\1 \2/p')
+    if [ $# = 2 ] && close "$(ans 12 "$id" 6)" "$(awk -v C="$1" -v H="$2" 'BEGIN { printf "%.10g", sqrt(2 * C * H * 3600) / 60 }')"; then
+        pass "quiz 12 ($id): Young-Daly interval for C = $1 s, MTBF = $2 h matches awk"
+    else
+        fail "quiz 12 ($id): Young-Daly interval $(ans 12 "$id" 6) does not match sqrt(2 C MTBF) for: $(text 12 "$id" 6)"
+    fi
 done
 
 # ---- the reports: grade's JSON and Gradescope, and the interactive mode ------------------------------
