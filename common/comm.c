@@ -166,6 +166,13 @@ static void describe(const comm_t *c, const comm_inflight_t *f, char *out, size_
         snprintf(out, n, "%s of %zu x %s over all %d ranks", f->op, f->send_count, tn, c->size);
 }
 
+/* A rank that dies (lesson 12's --fail, a kill -9, a lost node) is seen first by whoever launched
+ * it: Open MPI's mpirun ends the whole job at once, naming the rank in its banner ("mpirun noticed
+ * that process rank 2 ... exited on signal 9"), and through the grader's switch the survivors are
+ * told which rank disconnected (comm_switch.c names it and the operation). MPI itself cannot say
+ * which rank is gone, so this watchdog is the backstop for the rest — a launcher that leaves the
+ * survivors running, a rank alive but stuck — and names the operation and, for point-to-point, the
+ * peer waited for. */
 static void *watchdog_main(void *arg) {
     comm_world_t *w = arg;
     while (!atomic_load(&w->stopping)) {

@@ -59,6 +59,8 @@ typedef struct {
     const char *mixed_precision; /* "none", "bf16", "fp16" (mixed_precision.h) */
     /* emulated stragglers (straggler.h, lesson 10): "RANK:FACTOR", "exp:MEAN_MS", ... or NULL */
     const char *straggler, *jitter;
+    /* an injected failure (lesson 12): "RANK:STEP", that rank dies at the start of step STEP */
+    const char *fail;
     /* machine */
     const char *device;
     int threads;
@@ -100,6 +102,8 @@ struct trainer {
     double added_wait_s; /* waits outside the comm seam (on a communication thread), trainer_add_wait */
     straggler_t straggler;
     jitter_t jitter;
+    int fail_rank;     /* --fail: the rank that dies (-1: none) */
+    int64_t fail_step; /* ... at the start of this step, counted as the log counts (1 = the first) */
     double *data_wait; /* per step: seconds the step waited for its batch (loader.h) */
     double data_wait_sum;
     void *ext;             /* a later lesson's own state */
