@@ -18,13 +18,22 @@
  * fails without losing a rank (a bad option, a NaN) is not restarted: that would fail again.
  *
  * Everything is bounded: each launch by --attempt-timeout-s (its processes killed after), each
- * consolidation too. The restarts drop --fail (lesson 12's injected failure happens once). */
+ * consolidation too. The restarts drop --fail (lesson 12's injected failure happens once).
+ *
+ * For lesson 12's lab (failures_lab.sh): --mtbf-steps M injects failures itself, a seeded random rank
+ * at exponentially distributed times of mean M steps of training (drawn afresh at each launch: the
+ * exponential has no memory, so the time already trained changes nothing), and --keep-world
+ * restarts on N ranks again (a spare took the dead rank's place, as torchrun does when it has one).
+ * The last line counts what the lab judges: steps run, steps redone and checkpoints written (from
+ * the program's --steps and --save-every, and the steps each launch started and died at). */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "rng.h"
 #include "trainer.h"
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -45,6 +54,25 @@ typedef struct {
     double t_ready;       /* when the job's first line came (rank 0 ready to train); 0: never */
 } attempt_t;
 
+/* The restart being measured: its line is printed as soon as the restarted job is ready. */
+static struct {
+    bool pending;
+    int restart, rank, world;
+    long long death_step, ck_step, redone;
+    bool death_known;
+    double t_death, lost_all;
+} last;
+
+static void restart_ready(double now) {
+    double lost = now - last.t_death;
+    last.lost_all += lost;
+    printf("elastic_run: restart %d: rank %d died at step %s%lld, checkpoint of step %lld, %s%lld steps redone, "
+           "%.2f s from the death to training again on %d rank%s\n",
+           last.restart, last.rank, last.death_known ? "" : "> ", last.death_step, last.ck_step,
+           last.death_known ? "" : ">= ", last.redone, lost, last.world, last.world > 1 ? "s" : "");
+    last.pending = false;
+}
+
 /* What one line of the job says about a death, its progress or its readiness. */
 static void read_line(const char *line, attempt_t *a, const char *prog) {
     const char *p;
@@ -64,8 +92,10 @@ static void read_line(const char *line, attempt_t *a, const char *prog) {
     }
     /* rank 0's first line: "PROGRAM: N parameters (...)", printed at the end of trainer_init */
     size_t n = strlen(prog);
-    if (!a->t_ready && !strncmp(line, prog, n) && !strncmp(line + n, ": ", 2) && strstr(line, " parameters ("))
+    if (!a->t_ready && !strncmp(line, prog, n) && !strncmp(line + n, ": ", 2) && strstr(line, " parameters (")) {
         a->t_ready = now;
+        if (last.pending) restart_ready(now);
+    }
 }
 
 static void kill_group(pid_t pid) {
@@ -155,6 +185,37 @@ static bool is_opt(const char *arg, const char *name) {
     return !strncmp(arg, name, n) && (arg[n] == 0 || arg[n] == '=');
 }
 
+/* The value of the program's option --NAME V or --NAME=V (the last one given), or NULL. */
+static const char *arg_value(char **args, int n, const char *name) {
+    const char *v = NULL;
+    size_t len = strlen(name);
+    for (int i = 0; i < n; i++) {
+        if (strncmp(args[i], name, len)) continue;
+        if (args[i][len] == '=')
+            v = args[i] + len + 1;
+        else if (!args[i][len] && i + 1 < n)
+            v = args[++i];
+    }
+    return v;
+}
+
+static long long int_arg(char **args, int n, const char *name, long long fallback) {
+    const char *v = arg_value(args, n, name);
+    if (!v) return fallback;
+    char *end;
+    long long x = strtoll(v, &end, 10);
+    if (end == v || *end || x < 0) cli_usage_error("the program's %s '%s' is not a whole number", name, v);
+    return x;
+}
+
+/* Checkpoints a launch wrote from step `from` to step `to` (steps done): every K-th, not the last
+ * step of the run (the trainer saves that one to SAVE itself, not as a step checkpoint). */
+static long long saves_between(long long from, long long to, long long every, long long steps) {
+    if (every <= 0) return 0;
+    if (to >= steps) to = steps - 1;
+    return to > from ? to / every - from / every : 0;
+}
+
 static const char *basename_of(const char *path) {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
@@ -165,7 +226,9 @@ int main(int argc, char **argv) {
     int nproc = 0, max_restarts = 3;
     double attempt_timeout = 3600;
     const char *save = NULL, *mpirun = "grading/mpirun", *consolidate = NULL, *last_good = NULL;
-    bool fsdp = false;
+    bool fsdp = false, keep_world = false;
+    double mtbf = 0;
+    uint64_t fail_seed = 1;
     const cli_opt_t opts[] = {
         {"nproc", CLI_INT, &nproc, "ranks of the first launch", .min = 1, .max = 256},
         {"max-restarts", CLI_INT, &max_restarts, "restarts allowed before giving up", .min = 0, .max = 1000},
@@ -177,6 +240,11 @@ int main(int argc, char **argv) {
         {"attempt-timeout-s", CLI_FLOAT, &attempt_timeout, "the longest one launch may take before it is killed",
          .min = 1, .max = 1e7},
         {"last-good", CLI_STRING, &last_good, "print the checkpoint a restart from PREFIX would take, and exit"},
+        {"keep-world", CLI_FLAG, &keep_world, "restart on as many ranks as before (a spare replaces the dead rank)"},
+        {"mtbf-steps", CLI_FLOAT, &mtbf,
+         "lesson 12's lab: inject failures, a random rank at exponential times of this mean, in steps (0: none)",
+         .min = 0, .max = 1e9},
+        {"fail-seed", CLI_U64, &fail_seed, "--mtbf-steps: the seed of the failure times and ranks"},
         CLI_END,
     };
     const char *usage = "elastic_run --nproc N --max-restarts R --save PREFIX [--fsdp] -- PROGRAM ARGS...";
@@ -205,6 +273,11 @@ int main(int argc, char **argv) {
             cli_usage_error("%s: give --save to elastic_run, not to the program (the launcher passes --save and "
                             "--resume itself)",
                             argv[i]);
+    char **args = argv + sep + 2;
+    int nargs = argc - sep - 2;
+    long long steps = int_arg(args, nargs, "--steps", 1000), every = int_arg(args, nargs, "--save-every", 0);
+    if (mtbf > 0 && arg_value(args, nargs, "--fail"))
+        cli_usage_error("--mtbf-steps injects the failures itself: leave --fail out of the program's options");
     if (access(mpirun, X_OK) != 0)
         cli_usage_error("cannot run %s (%s): give the job launcher with --mpirun PATH", mpirun, strerror(errno));
     char cons_path[4096];
@@ -220,16 +293,8 @@ int main(int argc, char **argv) {
 
     int world = nproc, restarts = 0;
     char resume[4400] = "", full[4300];
-    long long redone_all = 0;
-    double lost_all = 0;
-    /* the restart being measured: its line is printed once the restarted job is ready */
-    struct {
-        bool pending;
-        int rank;
-        long long death_step, ck_step, redone;
-        bool death_known;
-        double t_death;
-    } last = {0};
+    long long redone_all = 0, run_all = 0, saves_all = 0, start = 0;
+    char injected[64];
     for (;;) {
         char np[16];
         snprintf(np, sizeof np, "%d", world);
@@ -245,19 +310,23 @@ int main(int argc, char **argv) {
         }
         job[n++] = "--save", job[n++] = (char *)save;
         if (*resume) job[n++] = "--resume", job[n++] = resume;
+        if (mtbf > 0) {
+            /* this launch's failure: after an exponential time of mean mtbf steps (random access into
+             * the seeded stream: values 2k and 2k+1 for launch k) */
+            double u = (rng_u32_at(fail_seed, 2 * (uint64_t)restarts) + 0.5) / 4294967296.0;
+            long long at = start + (long long)floor(-mtbf * log(u)) + 1;
+            int rank = (int)(rng_u32_at(fail_seed, 2 * (uint64_t)restarts + 1) % (uint32_t)world);
+            if (at <= steps) {
+                snprintf(injected, sizeof injected, "%d:%lld", rank, at);
+                job[n++] = "--fail", job[n++] = injected;
+            }
+        }
         job[n] = NULL;
         attempt_t a;
         run_job(job, attempt_timeout, basename_of(prog), &a);
-        if (last.pending && a.t_ready) {
-            double lost = a.t_ready - last.t_death;
-            lost_all += lost;
-            printf(
-                "elastic_run: restart %d: rank %d died at step %s%lld, checkpoint of step %lld, %s%lld steps redone, "
-                "%.2f s from the death to training again on %d rank%s\n",
-                restarts, last.rank, last.death_known ? "" : "> ", last.death_step, last.ck_step,
-                last.death_known ? "" : ">= ", last.redone, lost, world, world > 1 ? "s" : "");
-            last.pending = false;
-        }
+        long long end = a.dead_rank < 0 ? steps : a.death_step > 0 ? a.death_step - 1 : a.last_step;
+        run_all += end > start ? end - start : 0;
+        saves_all += saves_between(start, end, every, steps);
         if (a.timed_out)
             dp_fatal("the job on %d rank%s ran past --attempt-timeout-s %g and was killed", world, world > 1 ? "s" : "",
                      attempt_timeout);
@@ -271,10 +340,12 @@ int main(int argc, char **argv) {
         if (restarts == max_restarts)
             dp_fatal("rank %d died and --max-restarts %d are used up; the last good checkpoint is left for --resume",
                      a.dead_rank, max_restarts);
-        if (world == 1) dp_fatal("the last rank died: no survivor to restart on");
+        if (world == 1 && !keep_world) dp_fatal("the last rank died: no survivor to restart on");
         int found = checkpoint_last_good(save, &ck, err, sizeof err);
         if (found < 0) dp_fatal("%s", err);
         last.pending = true;
+        last.restart = restarts + 1;
+        last.world = keep_world ? world : world - 1;
         last.rank = a.dead_rank;
         last.t_death = a.t_death;
         last.death_known = a.death_step > 0;
@@ -284,7 +355,8 @@ int main(int argc, char **argv) {
         long long done = last.death_known ? a.death_step - 1 : a.last_step;
         last.redone = done > last.ck_step ? done - last.ck_step : 0;
         redone_all += last.redone;
-        world--, restarts++;
+        start = last.ck_step;
+        world = last.world, restarts++;
         if (!found) {
             *resume = 0;
             printf("elastic_run: rank %d died; no good checkpoint of %s: restarting from step 0 on %d rank%s\n",
@@ -305,7 +377,10 @@ int main(int argc, char **argv) {
         }
         fflush(stdout);
     }
-    printf("elastic_run: finished on %d rank%s after %d restart%s: %lld steps redone, %.2f s lost to restarts\n", world,
-           world > 1 ? "s" : "", restarts, restarts == 1 ? "" : "s", redone_all, lost_all);
+    if (last.pending) restart_ready(dp_now()); /* a restart that printed no first line */
+    printf("elastic_run: finished on %d rank%s after %d restart%s: %lld steps run for %lld, %lld steps redone, %lld "
+           "checkpoints written, %.2f s lost to restarts\n",
+           world, world > 1 ? "s" : "", restarts, restarts == 1 ? "" : "s", run_all, steps, redone_all, saves_all,
+           last.lost_all);
     return 0;
 }
