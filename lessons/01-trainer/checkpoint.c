@@ -230,6 +230,7 @@ int checkpoint_last_good(const char *save, checkpoint_found_t *out, char *err, s
     int stem = (int)(dot - base);
     const char *ext = dot;
     DIR *d = opendir(dir);
+    if (!d && errno == ENOENT) return 0; /* nothing saved yet: the trainer makes it at its first save */
     if (!d) return dp_error(err, errlen, "cannot read the directory %s: %s", dir, strerror(errno));
     candidate_t *c = NULL;
     size_t nc = 0, cap = 0;

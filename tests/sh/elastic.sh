@@ -124,3 +124,17 @@ if [ "$(cat "$TMP/out")" = "step 20 $TMP/fsdp/ck.step20.safetensors shards 4" ] 
 else
     fail "last good with a missing shard: $(cat "$TMP/out") / $(cat "$TMP/err")"
 fi
+
+# Seeded failures (the lab's): a spare replaces each dead rank (--keep-world); the counts add up —
+# every step of the run is trained once plus the redone ones, and each restart has its line.
+"$RUN" --nproc 2 --keep-world --max-restarts 8 --mtbf-steps 12 --fail-seed 5 --save "$TMP/mtbf/ck.safetensors" -- \
+    "$DDP" $F $BATCH --steps 30 --save-every 4 >"$TMP/out" 2>&1
+rc=$?
+fin=$(grep "^elastic_run: finished on 2 ranks after" "$TMP/out")
+k=$(echo "$fin" | awk '{ print $7 }') run=$(echo "$fin" | awk '{ print $9 }') red=$(echo "$fin" | awk '{ print $14 }')
+lines=$(grep -c "^elastic_run: restart [0-9]*: rank [01] died at step [0-9]*, .* on 2 ranks$" "$TMP/out")
+if [ $rc = 0 ] && [ -n "$fin" ] && [ "$k" -ge 1 ] && [ "$lines" = "$k" ] && [ $((run - red)) = 30 ]; then
+    pass "--mtbf-steps 12 --keep-world: $k restarts on 2 ranks, $run steps run = 30 + $red redone"
+else
+    fail "--mtbf-steps: exit $rc, $lines restart lines, '$fin': $(tail -c 400 "$TMP/out")"
+fi
