@@ -4,7 +4,9 @@
 #     survivor's watchdog can fire), with its banner "mpirun noticed that process rank R ..."; the
 #     rank that --fail kills says its own line first;
 #   - through the grader's switch, the survivor names the dead rank and the operation it waited in
-#     (the switch tells it the rank disconnected: common/comm_switch.c).
+#     (the switch tells it the rank disconnected: common/comm_switch.c);
+#   - where the launcher leaves the survivors waiting, their watchdog ends them after --timeout-s,
+#     in one line that names the dead rank (common/liveness.c, when the ranks share the host).
 # Checkpoints of the steps before the death are on disk, that of the step of death is not.
 . "$(dirname "$0")/lib.sh"
 DDP=$BUILD/solutions/05-ddp/train_ddp
@@ -77,6 +79,21 @@ else
     wait "$job"
     rc=$? took=$(($(date +%s) - t0))
     died "kill -9 of rank 1 from outside (MPI)" 1
+fi
+
+# A launcher that leaves the survivors running (mpirun told not to abort; srun without
+# --kill-on-bad-exit does the same): the watchdog ends them after --timeout-s, with one line from the
+# lowest survivor (the others wait a moment more, and its abort ends them) naming the dead rank.
+t0=$(date +%s)
+timeout -k 5 60 "$MPIRUN" --mca orte_abort_on_non_zero_status 0 -np 4 "$DDP" $QUICK --steps 40 --timeout-s 3 \
+    --fail 2:5 >"$TMP/out" 2>&1
+rc=$? took=$(($(date +%s) - t0))
+n=$(grep -c "timeout after" "$TMP/out")
+if [ $rc != 0 ] && [ "$took" -lt 30 ] && [ "$n" = 1 ] &&
+    grep -q "^train_ddp: rank 0: timeout after 3 s in .*: rank 2 of the job is gone: " "$TMP/out"; then
+    pass "survivors left running: the watchdog's one line names rank 2 after $took s: $(grep -m1 'timeout after' "$TMP/out" | cut -c1-150)..."
+else
+    fail "survivors left running: exit $rc after $took s, $n watchdog lines: $(grep -v '^step\|^---' "$TMP/out" | tail -c 700)"
 fi
 
 # Through the switch: the survivor names the dead rank and what it waited in.
