@@ -33,6 +33,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -98,6 +99,15 @@ static void read_line(const char *line, attempt_t *a, const char *prog) {
     }
 }
 
+/* The job runs in a process group of its own (so that a timeout can end all of it): a Ctrl-C or a
+ * kill of the launcher reaches only the launcher, which passes it on to the job and stops. */
+static volatile sig_atomic_t job_pgid, stop_signal;
+
+static void on_stop(int sig) {
+    stop_signal = sig;
+    if (job_pgid > 0) kill(-(pid_t)job_pgid, SIGTERM);
+}
+
 static void kill_group(pid_t pid) {
     kill(-pid, SIGTERM);
     for (int i = 0; i < 50 && waitpid(pid, NULL, WNOHANG) == 0; i++) usleep(100 * 1000);
@@ -115,6 +125,10 @@ static void run_job(char **argv, double timeout, const char *prog, attempt_t *a)
     if (pid < 0) dp_fatal("cannot fork: %s", strerror(errno));
     if (pid == 0) {
         setpgid(0, 0);
+        /* mpirun passes its stdin on to rank 0: from a terminal, a background group's read would
+         * stop the job (SIGTTIN) */
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0) dup2(null, 0);
         dup2(fd[1], 1);
         dup2(fd[1], 2);
         close(fd[0]);
@@ -124,6 +138,8 @@ static void run_job(char **argv, double timeout, const char *prog, attempt_t *a)
         _exit(127);
     }
     setpgid(pid, pid);
+    job_pgid = pid;
+    if (stop_signal) kill(-pid, SIGTERM); /* a stop that came while it was starting */
     close(fd[1]);
     double deadline = dp_now() + timeout;
     char buf[8192];
@@ -177,7 +193,10 @@ static void run_job(char **argv, double timeout, const char *prog, attempt_t *a)
         usleep(20 * 1000);
     }
     kill(-pid, SIGKILL); /* nothing of the job outlives it */
+    job_pgid = 0;
     fflush(stdout);
+    if (stop_signal)
+        dp_fatal("stopped by signal %d (%s); the job was ended with it", (int)stop_signal, strsignal(stop_signal));
 }
 
 static bool is_opt(const char *arg, const char *name) {
@@ -223,6 +242,11 @@ static const char *basename_of(const char *path) {
 
 int main(int argc, char **argv) {
     dp_set_progname(argv[0]);
+    struct sigaction sa = {.sa_handler = on_stop};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     int nproc = 0, max_restarts = 3;
     double attempt_timeout = 3600;
     const char *save = NULL, *mpirun = "grading/mpirun", *consolidate = NULL, *last_good = NULL;
