@@ -173,18 +173,6 @@ typedef struct {
 } checkpoint_parts_t;
 void checkpoint_write(const checkpoint_parts_t *parts, const char *path);
 void checkpoint_load(trainer_t *t, const char *path);
-/* The newest complete, undamaged checkpoint that a run with --save SAVE --save-every K left: the
- * files SAVE with ".stepN" before the extension, or FSDP's sets of shards of them
- * (<that>.rankR-of-W.safetensors, R = 0..W−1). Each is loaded and checked (header, checksums, its
- * step), newest first; a damaged one, or a shard set with a shard missing, is skipped with a note on
- * stderr. Lesson 12's launcher restarts from it. Returns 1 with *out filled, 0 when there is none,
- * -1 with err when the directory cannot be read. */
-typedef struct {
-    int64_t step;
-    int shards;      /* 0: one file; W: a set of W shard files */
-    char path[4096]; /* the file; for shards, the path fsdp_consolidate --shards takes */
-} checkpoint_found_t;
-int checkpoint_last_good(const char *save, checkpoint_found_t *out, char *err, size_t errlen);
 
 /* Text sampling (sample.c): n characters from the model, starting from an empty context. */
 void sample_text(model_t *m, const dataset_t *vocab, int n, uint64_t seed, char *out);
@@ -192,5 +180,18 @@ void sample_text(model_t *m, const dataset_t *vocab, int n, uint64_t seed, char 
 /* The single-process step of lesson 01 (train_step.c), and its GPU twin (device_step.c). */
 float train_step(trainer_t *t, double lr);
 float train_step_device(trainer_t *t, double lr);
+
+/* The newest complete, undamaged checkpoint that a run with --save SAVE --save-every K left: the
+ * files SAVE with ".stepN" before the extension, or FSDP's sets of shards of them
+ * (<that>.rankR-of-W.safetensors, R = 0..W−1). Each is loaded and checked (header, checksums, its
+ * step), newest first; a damaged one, or a shard set with a shard missing, is skipped with a note on
+ * stderr. Lesson 12's launcher restarts from it. Returns 1 with *out filled, 0 when there is none (nor
+ * the directory yet), -1 with err when the directory cannot be read. */
+typedef struct {
+    int64_t step;
+    int shards;      /* 0: one file; W: a set of W shard files */
+    char path[4096]; /* the file; for shards, the path fsdp_consolidate --shards takes */
+} checkpoint_found_t;
+int checkpoint_last_good(const char *save, checkpoint_found_t *out, char *err, size_t errlen);
 
 #endif
