@@ -72,9 +72,9 @@ else
     "$TRAIN" $F --batch 32 --steps 60 --order sampler --sampler-replicas 4 --dump "$OUT/restart/ref.st" \
         >"$OUT/restart/ref.log" 2>&1 || { echo "lab: the one-process run failed"; status=1; }
     if "$EQUIV" "$OUT/restart/ref.st" "$OUT/restart/run.st" --ref-offset 20 --world 3 >"$OUT/restart/equiv.txt" 2>&1; then
-        v="equivalent to the uninterrupted run"
+        v="equivalent to the uninterrupted run (judged against its one-process reference)"
     else
-        v="NOT equivalent to the uninterrupted run"
+        v="NOT equivalent to the uninterrupted run (judged against its one-process reference)"
         status=1
     fi
     echo "verdict: 4 ranks, rank 2 lost at step 30, finished on 3: $v" | tee -a "$OUT/table.txt"

@@ -71,7 +71,7 @@ else
     fail "a failing program: exit $rc: $(tail -c 500 "$TMP/out")"
 fi
 # --max-restarts 0: the death ends the run.
-"$RUN" --nproc 2 --max-restarts 0 --save "$TMP/m.safetensors" -- "$DDP" $F --batch 8 --steps 10 --fail 1:5 \
+"$RUN" --nproc 2 --max-restarts 0 --save "$TMP/m.safetensors" -- "$DDP" $F $BATCH --steps 10 --fail 1:5 \
     >"$TMP/out" 2>&1
 rc=$?
 if [ $rc != 0 ] && grep -q "rank 1 died and --max-restarts 0 are used up" "$TMP/out"; then
