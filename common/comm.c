@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "crash.h"
+#include "liveness.h"
 #include "util.h"
 
 #include <math.h>
@@ -166,6 +167,13 @@ static void describe(const comm_t *c, const comm_inflight_t *f, char *out, size_
         snprintf(out, n, "%s of %zu x %s over all %d ranks", f->op, f->send_count, tn, c->size);
 }
 
+/* A rank that dies (lesson 12's --fail, a kill -9, a lost node) is seen first by whoever launched
+ * it: Open MPI's mpirun ends the whole job at once, naming the rank in its banner ("mpirun noticed
+ * that process rank 2 ... exited on signal 9"), and through the grader's switch the survivors are
+ * told which rank disconnected (comm_switch.c names it and the operation). MPI itself cannot say
+ * which rank is gone, so this watchdog is the backstop for the rest — a launcher that leaves the
+ * survivors running, a rank alive but stuck — and names the operation and, for point-to-point, the
+ * peer waited for. */
 static void *watchdog_main(void *arg) {
     comm_world_t *w = arg;
     while (!atomic_load(&w->stopping)) {
@@ -179,18 +187,34 @@ static void *watchdog_main(void *arg) {
             pthread_mutex_lock(&c->inflight_lock);
             comm_inflight_t f = c->inflight;
             pthread_mutex_unlock(&c->inflight_lock);
-            if (f.deadline == 0 || now < f.deadline) continue;
-            char what[256];
+            /* Every rank blocked on a dead one times out at about the same moment: rank r waits r
+             * slots more (at most 4), so that the lowest prints first and its abort ends the others
+             * before they print (one line, not one per survivor), as the switch's dead-rank lines do. */
+            double slot = fmin(0.5, w->opts.timeout_s / 10);
+            if (f.deadline == 0 || now < f.deadline + slot * (c->rank < 4 ? c->rank : 4)) continue;
+            char what[256], dead[160] = "";
             describe(c, &f, what, sizeof what);
+            int gone[4], ngone = liveness_gone_ranks(gone, 4);
+            for (int g = 0; g < ngone && g < 4; g++)
+                snprintf(dead + strlen(dead), sizeof dead - strlen(dead), "%s%d", g ? ", " : "", gone[g]);
             const char *why;
-            if (!strcmp(f.op, "send") || !strcmp(f.op, "recv") || !strcmp(f.op, "sendrecv"))
+            if (ngone > 0)
+                why = "its process ended (killed, crashed or exited) without comm_finalize";
+            else if (!strcmp(f.op, "send") || !strcmp(f.op, "recv") || !strcmp(f.op, "sendrecv"))
                 why = "the peer never posted the matching operation: it may have crashed, finished "
                       "early, or be blocked itself (e.g. every rank sending before receiving)";
             else
                 why = "some rank never joined this collective: it may have crashed, finished "
                       "early, or be waiting in a different operation";
-            fprintf(stderr, "%s: rank %d: timeout after %g s in %s (op #%llu on comm '%s'); %s\n", dp_progname(),
-                    c->rank, w->opts.timeout_s, what, (unsigned long long)f.seq, c->name, why);
+            if (ngone > 0)
+                fprintf(stderr,
+                        "%s: rank %d: timeout after %g s in %s (op #%llu on comm '%s'): rank%s %s%s of the job %s "
+                        "gone: %s\n",
+                        dp_progname(), c->rank, w->opts.timeout_s, what, (unsigned long long)f.seq, c->name,
+                        ngone > 1 ? "s" : "", dead, ngone > 4 ? ", ..." : "", ngone > 1 ? "are" : "is", why);
+            else
+                fprintf(stderr, "%s: rank %d: timeout after %g s in %s (op #%llu on comm '%s'); %s\n", dp_progname(),
+                        c->rank, w->opts.timeout_s, what, (unsigned long long)f.seq, c->name, why);
             fflush(stderr);
             w->backend->abort(3);
             _exit(3);

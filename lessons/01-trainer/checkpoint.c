@@ -18,6 +18,8 @@
 #include "safetensors.h"
 #include "util.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -225,4 +227,104 @@ void checkpoint_load(trainer_t *t, const char *path) {
                 "seed %llu and global batch %zu, so the data order differs from an uninterrupted run\n",
                 dp_progname(), path, seed, gb, (unsigned long long)t->cfg.seed, t->order.batch);
     st_close(&f);
+}
+
+/* ---- the last good checkpoint (lesson 12) ---------------------------------------------------- */
+
+typedef struct {
+    int64_t step;
+    int shards;
+} candidate_t;
+
+static int newest_first(const void *a, const void *b) {
+    const candidate_t *x = a, *y = b;
+    if (x->step != y->step) return x->step < y->step ? 1 : -1;
+    return x->shards - y->shards; /* one whole file before shards of the same step */
+}
+
+/* One file: it loads (header and data checksums), it is a checkpoint, and its step is the name's.
+ * Returns 0, or -1 with the reason in why. */
+static int check_file(const char *path, int64_t step, char *why, size_t n) {
+    st_file_t f;
+    if (st_load(path, &f, why, n) != 0) return -1;
+    uint64_t got;
+    int rc = st_meta_u64(&f, path, "step", INT64_MAX, &got, why, n);
+    if (rc == 0 && got != (uint64_t)step) {
+        snprintf(why, n, "%s holds step %" PRIu64 ", not the %" PRId64 " of its name", path, got, step);
+        rc = -1;
+    }
+    st_close(&f);
+    return rc;
+}
+
+int checkpoint_last_good(const char *save, checkpoint_found_t *out, char *err, size_t errlen) {
+    /* SAVE = DIR/STEM EXT, as the trainer names its step files: DIR/STEM.stepN EXT */
+    const char *slash = strrchr(save, '/'), *base = slash ? slash + 1 : save;
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base) dot = base + strlen(base);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - save) + 1 : 1, slash ? save : ".");
+    int stem = (int)(dot - base);
+    const char *ext = dot;
+    DIR *d = opendir(dir);
+    if (!d && errno == ENOENT) return 0; /* nothing saved yet: the trainer makes it at its first save */
+    if (!d) return dp_error(err, errlen, "cannot read the directory %s: %s", dir, strerror(errno));
+    candidate_t *c = NULL;
+    size_t nc = 0, cap = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        const char *name = e->d_name;
+        if (strncmp(name, base, (size_t)stem) || strncmp(name + stem, ".step", 5)) continue;
+        char *end;
+        const char *digits = name + stem + 5;
+        if (*digits < '0' || *digits > '9') continue;
+        long long step = strtoll(digits, &end, 10);
+        int shards = 0, rank = -1;
+        char canon[512];
+        /* the name must be exactly what the trainer writes (no "step010", nothing after the extension
+         * but a shard's suffix) */
+        snprintf(canon, sizeof canon, "%.*s.step%lld%s", stem, base, step, ext);
+        size_t cl = strlen(canon);
+        if (strncmp(name, canon, cl)) continue;
+        if (name[cl]) {
+            char tail[64];
+            if (sscanf(name + cl, ".rank%d-of-%d", &rank, &shards) != 2 || rank != 0 || shards < 1) continue;
+            snprintf(tail, sizeof tail, ".rank0-of-%d.safetensors", shards);
+            if (strcmp(name + cl, tail)) continue;
+        }
+        if (nc == cap) {
+            candidate_t *more = dp_malloc((cap = cap ? 2 * cap : 16) * sizeof *c);
+            if (nc) memcpy(more, c, nc * sizeof *c);
+            free(c);
+            c = more;
+        }
+        c[nc++] = (candidate_t){step, shards};
+    }
+    closedir(d);
+    qsort(c, nc, sizeof *c, newest_first);
+    int found = 0;
+    for (size_t i = 0; i < nc && !found; i++) {
+        char path[4096], file[4200], why[1024] = "";
+        snprintf(path, sizeof path, "%.*s%.*s.step%lld%s", (int)(base - save), save, stem, base, (long long)c[i].step,
+                 ext);
+        int bad = 0;
+        if (!c[i].shards) {
+            bad = check_file(path, c[i].step, why, sizeof why);
+        } else {
+            for (int r = 0; r < c[i].shards && !bad; r++) {
+                snprintf(file, sizeof file, "%s.rank%d-of-%d.safetensors", path, r, c[i].shards);
+                bad = check_file(file, c[i].step, why, sizeof why);
+            }
+        }
+        if (bad) {
+            fprintf(stderr, "%s: note: skipping the checkpoint of step %lld: %s\n", dp_progname(), (long long)c[i].step,
+                    why);
+            continue;
+        }
+        out->step = c[i].step;
+        out->shards = c[i].shards;
+        snprintf(out->path, sizeof out->path, "%s", path);
+        found = 1;
+    }
+    free(c);
+    return found;
 }

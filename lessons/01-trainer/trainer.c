@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,9 @@ static cli_opt_t *options(trainer_config_t *c) {
         {"jitter", CLI_STRING, &c->jitter,
          "exp:MEAN_MS or lognormal:MEAN_MS:SIGMA: a seeded random delay added to every rank's compute each step "
          "(lesson 10)"},
+        {"fail", CLI_STRING, &c->fail,
+         "RANK:STEP: that rank dies (SIGKILL, as a lost node) at the start of step STEP, once the checkpoints of "
+         "the steps before are on disk (lesson 12)"},
         CLI_END,
     };
     cli_opt_t *comm = comm_cli_opts(&c->comm), *all = cli_join(table, comm);
@@ -195,6 +199,45 @@ static void check_outputs(const trainer_config_t *c) {
     if (c->sample > 0) dp_check_output("--sample-out", c->sample_out);
 }
 
+/* --fail RANK:STEP, both whole decimal numbers (STEP from 1, as the log counts steps). The world
+ * size and --steps are checked once they are known (trainer_init). */
+static void parse_fail(trainer_t *t) {
+    t->fail_rank = -1;
+    const char *spec = t->cfg.fail;
+    if (!spec || !strcmp(spec, "none")) return;
+    char *end;
+    errno = 0;
+    long rank = strtol(spec, &end, 10);
+    bool ok = end != spec && *end == ':' && spec[0] >= '0' && spec[0] <= '9' && errno == 0 && rank <= 1 << 20;
+    const char *s = end + 1;
+    long long step = ok ? strtoll(s, &end, 10) : 0;
+    ok = ok && end != s && !*end && s[0] >= '0' && s[0] <= '9' && errno == 0 && step >= 1;
+    if (!ok)
+        cli_usage_error("--fail expects RANK:STEP, a rank and a step from 1 (e.g. 2:30: rank 2 dies at the start of "
+                        "step 30), got '%s'",
+                        spec);
+    t->fail_rank = (int)rank;
+    t->fail_step = step;
+}
+
+/* Lesson 12's injected failure, at the start of step s (0-based; the log's step s + 1). Every rank
+ * first waits for the others at a barrier, so that the checkpoint of the step before (written by
+ * rank 0, or by every rank for FSDP's shards) is on disk before anyone dies: a death in the middle
+ * of a save is real, but not what --fail is for (the atomic rename covers it). Then the rank says
+ * one line and sends itself SIGKILL rather than calling exit: no atexit handler, no comm_finalize,
+ * no flushing of anything but that line — what the OOM killer or a lost node leaves, and exactly
+ * what a `kill -9` from outside leaves, so the launcher sees one kind of death for both. */
+static void maybe_fail(trainer_t *t, int64_t s) {
+    if (t->fail_rank < 0 || s + 1 != t->fail_step) return;
+    comm_barrier(t->infra);
+    if (t->rank != t->fail_rank) return;
+    fprintf(stderr, "%s: rank %d: --fail %s: dying at the start of step %lld (SIGKILL, as a lost node)\n",
+            dp_progname(), t->rank, t->cfg.fail, (long long)t->fail_step);
+    fflush(stdout);
+    fflush(stderr);
+    raise(SIGKILL);
+}
+
 /* Only the files a run writes are touched by rank 0; every rank reads the inputs. */
 void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, const char *usage) {
     memset(t, 0, sizeof *t);
@@ -212,6 +255,7 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     if (straggler_parse(c->straggler, &t->straggler, why, sizeof why) != 0 ||
         jitter_parse(c->jitter, &t->jitter, why, sizeof why) != 0)
         cli_usage_error("%s", why);
+    parse_fail(t);
     model_config_t mc;
     apply_preset(c, &mc);
 
@@ -223,6 +267,12 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     if (t->straggler.rank >= t->world_size)
         cli_usage_error("--straggler %s: there is no rank %d in a world of %d rank%s; pick one of 0..%d", c->straggler,
                         t->straggler.rank, t->world_size, t->world_size > 1 ? "s" : "", t->world_size - 1);
+    if (t->fail_rank >= t->world_size)
+        cli_usage_error("--fail %s: there is no rank %d in a world of %d rank%s; pick one of 0..%d", c->fail,
+                        t->fail_rank, t->world_size, t->world_size > 1 ? "s" : "", t->world_size - 1);
+    if (t->fail_rank >= 0 && t->fail_step > c->steps)
+        cli_usage_error("--fail %s: step %lld is after the last step (--steps %d); pick one of 1..%d", c->fail,
+                        (long long)t->fail_step, c->steps, c->steps);
     if (t->rank == 0) check_outputs(c);
     t->local_batch = c->batch;
     mem_init(&t->mem);
@@ -633,6 +683,7 @@ void trainer_run(trainer_t *t, train_step_fn step_fn) {
                  "in bf16)",
                  c->mixed_precision, dp_progname());
     for (int64_t s = first; s < c->steps; s++) {
+        maybe_fail(t, s);
         double d0 = dp_now();
         t->data_wait[s] = loader_next(loader, s, t->ctx, t->targets);
         t->data_wait_sum += t->data_wait[s];

@@ -63,6 +63,8 @@ typedef struct {
     const char *mixed_precision; /* "none", "bf16", "fp16" (mixed_precision.h) */
     /* emulated stragglers (straggler.h, lesson 10): "RANK:FACTOR", "exp:MEAN_MS", ... or NULL */
     const char *straggler, *jitter;
+    /* an injected failure (lesson 12): "RANK:STEP", that rank dies at the start of step STEP */
+    const char *fail;
     /* machine */
     const char *device;
     int threads;
@@ -104,6 +106,8 @@ struct trainer {
     double added_wait_s; /* waits outside the comm seam (on a communication thread), trainer_add_wait */
     straggler_t straggler;
     jitter_t jitter;
+    int fail_rank;     /* --fail: the rank that dies (-1: none) */
+    int64_t fail_step; /* ... at the start of this step, counted as the log counts (1 = the first) */
     double *data_wait; /* per step: seconds the step waited for its batch (loader.h) */
     double data_wait_sum;
     void *ext;             /* a later lesson's own state */
@@ -196,5 +200,18 @@ void sample_text(model_t *m, const dataset_t *vocab, int n, uint64_t seed, char 
 /* The single-process step of lesson 01 (train_step.c), and its GPU twin (device_step.c). */
 float train_step(trainer_t *t, double lr);
 float train_step_device(trainer_t *t, double lr);
+
+/* The newest complete, undamaged checkpoint that a run with --save SAVE --save-every K left: the
+ * files SAVE with ".stepN" before the extension, or FSDP's sets of shards of them
+ * (<that>.rankR-of-W.safetensors, R = 0..W−1). Each is loaded and checked (header, checksums, its
+ * step), newest first; a damaged one, or a shard set with a shard missing, is skipped with a note on
+ * stderr. Lesson 12's launcher restarts from it. Returns 1 with *out filled, 0 when there is none (nor
+ * the directory yet), -1 with err when the directory cannot be read. */
+typedef struct {
+    int64_t step;
+    int shards;      /* 0: one file; W: a set of W shard files */
+    char path[4096]; /* the file; for shards, the path fsdp_consolidate --shards takes */
+} checkpoint_found_t;
+int checkpoint_last_good(const char *save, checkpoint_found_t *out, char *err, size_t errlen);
 
 #endif
