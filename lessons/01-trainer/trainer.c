@@ -407,7 +407,7 @@ float trainer_global_mean(trainer_t *t, float local_mean) {
 
 float trainer_eval(trainer_t *t) {
     if (!t->val.tokens) return NAN;
-    int T = t->cfg.context, B = t->local_batch;
+    int T = t->cfg.context, B = t->eval_batch ? t->eval_batch : t->local_batch;
     size_t n = t->val_records.n ? t->val_records.n : dataset_num_examples(&t->val, T);
     if (n == 0) return NAN;
     float weight = t->model.loss_weight; /* validation is each batch's own mean */

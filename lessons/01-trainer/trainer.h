@@ -93,6 +93,7 @@ struct trainer {
     mem_t mem;
     int64_t step;    /* the next step to run */
     int local_batch; /* examples per rank per step */
+    int eval_batch;  /* examples per validation forward (0: local_batch), the same on every rank */
     uint32_t *global_idx;
     int32_t *ctx, *targets; /* this rank's batch */
     float *losses;          /* per step, for the dump */

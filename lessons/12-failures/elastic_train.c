@@ -116,6 +116,9 @@ void elastic_attach(trainer_t *t, elastic_t *e, ddp_t *d) {
     /* the rank's whole slice is fetched at once; forwards take at most micro_cap of it (the model's
      * activations are sized for --micro-cap) */
     int T = t->cfg.context;
+    /* validation keeps --micro-cap's batch on every rank and every launch: the same numbers whatever
+     * slice this launch gave the rank (and no forward over the model's size) */
+    t->eval_batch = t->local_batch;
     t->local_batch = (int)e->plan.local_batch;
     free(t->ctx);
     free(t->targets);

@@ -30,7 +30,8 @@
 #       $EDITOR         ->  test -f (opening the file in an editor: the file must exist)
 #   - shortened: long runs get an override appended right after the option the text gives (the CLI
 #     takes the LAST value of an option, common/cli.c, after checking every value, so the printed
-#     value must still parse):  --steps N -> --steps 3,  --preset large -> --preset small (23
+#     value must still parse):  --steps N -> --steps 3 (not on a line with --fail RANK:STEP, whose step
+#     must stay inside the run),  --preset large -> --preset small (23
 #     million parameters take seconds a step on 2 cores; default is kept: its 2.9 million fill the
 #     buckets lesson 05's overlap needs),  --end X (bench sizes) -> --end 4K,  --skip K
 #     (grading/overlap's warm-up steps) -> --skip 1, LAB_STEPS=N (a lab's steps per run) ->
@@ -262,7 +263,7 @@ rewrite() {
 }
 shorten() {
     sed -E \
-        -e 's#--steps[ \t]+[0-9]+#& --steps 3#g' \
+        -e '/--fail[ \t]/!s#--steps[ \t]+[0-9]+#& --steps 3#g' \
         -e 's#--preset[ \t]+large#& --preset small#g' \
         -e 's#--end[ \t]+[0-9]+[KMG]?#& --end 4K#g' \
         -e 's#--skip[ \t]+[0-9]+#& --skip 1#g' \
