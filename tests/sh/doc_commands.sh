@@ -30,8 +30,8 @@
 #       $EDITOR         ->  test -f (opening the file in an editor: the file must exist)
 #   - shortened: long runs get an override appended right after the option the text gives (the CLI
 #     takes the LAST value of an option, common/cli.c, after checking every value, so the printed
-#     value must still parse):  --steps N -> --steps 3 (not on a line with --fail RANK:STEP, whose step
-#     must stay inside the run),  --preset large -> --preset small (23
+#     value must still parse):  --steps N -> --steps 3 (not on a line with --fail, --save-every or
+#     --resume: a restart's steps must stay inside the run),  --preset large -> --preset small (23
 #     million parameters take seconds a step on 2 cores; default is kept: its 2.9 million fill the
 #     buckets lesson 05's overlap needs),  --end X (bench sizes) -> --end 4K,  --skip K
 #     (grading/overlap's warm-up steps) -> --skip 1, LAB_STEPS=N (a lab's steps per run) ->
@@ -123,6 +123,15 @@ if [ $REL_MODE = 1 ]; then
 else
     files=$(git ls-files '*.md' 2>/dev/null)
     [ -n "$files" ] || files=$(find . -name '*.md' ! -path './build*' ! -path './out/*' | sed 's|^\./||' | sort)
+fi
+# DOC_TEXTS="PATTERN..." (shell patterns): only the texts they match, to check one text while writing it
+if [ -n "${DOC_TEXTS:-}" ]; then
+    set -f
+    files=$(for f in $files; do
+        # shellcheck disable=SC2254 # patterns on purpose
+        for p in $DOC_TEXTS; do case $f in $p) echo "$f" && break ;; esac; done
+    done)
+    set +f
 fi
 nfiles=$(echo "$files" | wc -w)
 
@@ -263,7 +272,7 @@ rewrite() {
 }
 shorten() {
     sed -E \
-        -e '/--fail[ \t]/!s#--steps[ \t]+[0-9]+#& --steps 3#g' \
+        -e '/--(fail|save-every|resume)[ \t]/!s#--steps[ \t]+[0-9]+#& --steps 3#g' \
         -e 's#--preset[ \t]+large#& --preset small#g' \
         -e 's#--end[ \t]+[0-9]+[KMG]?#& --end 4K#g' \
         -e 's#--skip[ \t]+[0-9]+#& --skip 1#g' \
