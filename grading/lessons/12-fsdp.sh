@@ -25,14 +25,7 @@ run)
     ;;
 judge)
     launched second.log "your restart (FSDP on $n2 ranks from the consolidated step-$stop checkpoint of $n1)" || exit 1
-    [ -f "$RUN_DIR/sub.st" ] || { echo "the restart ended well but wrote no dump (--dump sub.st)"; exit 1; }
     # shellcheck disable=SC2086
-    if ! "$REF_BUILD/01-trainer/train" $flags --device cpu --order sampler --sampler-replicas "$n1" --batch "$b" --dump ref.st >ref.log 2>&1; then
-        echo "grader error: the reference run failed:"
-        cat ref.log
-        exit 2
-    fi
-    echo "FSDP on $n1 ranks to step $stop (the reference's), consolidated, then yours on $n2 ranks (global batch $b) against one uninterrupted process:"
-    "$EQUIV" ref.st "$RUN_DIR/sub.st" --ref-offset "$stop" --world "$n2" --batch $((b / n2)) --lr 1e-2
+    restart_judge "$n1" "$stop" "$b" "$n2" "FSDP on $n1 ranks to step $stop (the reference's), consolidated, then yours on $n2 ranks (global batch $b)" $flags
     ;;
 esac

@@ -27,14 +27,7 @@ run)
 judge)
     launched first.log "the first launch ($n1 ranks, saving at step $stop)" || exit 1
     launched second.log "the restart ($n2 ranks from ck.step$stop.safetensors)" || exit 1
-    [ -f "$RUN_DIR/sub.st" ] || { echo "the restart ended well but wrote no dump (--dump sub.st)"; exit 1; }
     # shellcheck disable=SC2086
-    if ! "$REF_BUILD/01-trainer/train" $flags --device cpu --order sampler --sampler-replicas "$n1" --batch "$b" --dump ref.st >ref.log 2>&1; then
-        echo "grader error: the reference run failed:"
-        cat ref.log
-        exit 2
-    fi
-    echo "$n1 ranks to step $stop, then $n2 ranks (global batch $b, micro-batches of at most $cap) against one uninterrupted process:"
-    "$EQUIV" ref.st "$RUN_DIR/sub.st" --ref-offset "$stop" --world "$n2" --batch $(((b + n2 - 1) / n2)) --lr 1e-2
+    restart_judge "$n1" "$stop" "$b" "$n2" "$n1 ranks to step $stop, then $n2 ranks (global batch $b, micro-batches of at most $cap)" $flags
     ;;
 esac

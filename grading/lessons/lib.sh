@@ -49,3 +49,19 @@ switch_args() {
     echo $((_k + 1)) >"$_f"
     echo "--switch $DPC_SWITCH_LOG --switch-nth $_k"
 }
+# restart_judge N1 STOP B N2 WHAT FLAGS...: lesson 12's judge of a restart. The REFERENCE trainer runs
+# the whole run uninterrupted on one process, over the DistributedSampler order of N1 replicas with
+# the global batch B (ref.st), and equiv compares the restarted run's dump (RUN_DIR/sub.st, from N2
+# ranks) from step STOP on. WHAT says what ran, on the line before equiv's verdict.
+restart_judge() {
+    _n1=$1 _stop=$2 _b=$3 _n2=$4 _what=$5
+    shift 5
+    [ -f "$RUN_DIR/sub.st" ] || { echo "the restart ended well but wrote no dump (--dump sub.st)"; exit 1; }
+    if ! "$REF_BUILD/01-trainer/train" "$@" --device cpu --order sampler --sampler-replicas "$_n1" --batch "$_b" --dump ref.st >ref.log 2>&1; then
+        echo "grader error: the reference run failed:"
+        cat ref.log
+        exit 2
+    fi
+    echo "$_what against one uninterrupted process:"
+    exec "$EQUIV" ref.st "$RUN_DIR/sub.st" --ref-offset "$_stop" --world "$_n2" --batch $(((_b + _n2 - 1) / _n2)) --lr 1e-2
+}

@@ -98,20 +98,11 @@ fi
 
 # Through the switch: the survivor names the dead rank and what it waited in.
 if [ -x "$SWITCH" ]; then
-    rm -f "$TMP/sock"
-    "$SWITCH" --socket "$TMP/sock" --log "$TMP/switch.log" &
-    SP=$!
-    i=0
-    while [ ! -S "$TMP/sock" ] && [ $i -lt 50 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
+    start_switch switch
     t0=$(date +%s)
-    DPC_SWITCH=$TMP/sock timeout -k 5 60 "$MPIRUN" -np 3 "$DDP" $F --fail 1:5 >"$TMP/out" 2>&1
+    timeout -k 5 60 "$MPIRUN" -np 3 "$DDP" $F --fail 1:5 >"$TMP/out" 2>&1
     rc=$? took=$(($(date +%s) - t0))
-    kill "$SP" 2>/dev/null
-    wait "$SP" 2>/dev/null
-    SP=""
+    stop_switch
     died "--fail 1:5 through the switch" 1
     if grep -q "^train_ddp: rank [02]: rank 1 ended without comm_finalize .* while this rank waited for it in [a-z]" "$TMP/out"; then
         pass "switch: a survivor names the dead rank and the operation: $(grep -m1 'ended without' "$TMP/out" | cut -c1-150)"
