@@ -567,7 +567,8 @@ int main(int argc, char **argv) {
             printf("  hint: every loss is exactly 0: does the step return the loss that forward computed?\n");
         else if (off > 0 && cl.first_bad == 0)
             printf("  hint: the first step after resuming already differs: the restored parameters, optimizer state "
-                   "or data position are not the ones saved\n");
+                   "or data position are not the ones saved, or the resumed step's arithmetic differs (its "
+                   "micro-batches' weights, the loss it reports)\n");
         else if (off > 0)
             printf("  hint: steps %zu..%zu agree after resuming, so the difference enters in update %zu or in "
                    "step %zu's examples\n",

@@ -277,15 +277,17 @@ static int resume_check(void) {
         {-1, 0, 0, 12, 4},  /* negative step */
         {10, 1, 24, 0, 4},  /* B = 0 */
     };
+    static const char *why[] = {"consumed is not a multiple of B", "consumed is past the epoch's S·B = 96 positions",
+                                "epoch·S + consumed/B = 2 is not the step, 10", "the step is negative", "B is 0"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         resume_t out;
         sampler_t t = s;
         int ret = (int)ck_tape_ll("resume_position (bad checkpoint) returned", resume_position(&bad[i], &t, &p, &out));
         if (ret != -1) {
             printf("FAIL: resume_position accepted step %lld, epoch %lld, consumed %lld, B %lld (an epoch of 8 steps): "
-                   "a checkpoint that contradicts itself must return -1 (elastic.h)\n",
+                   "%s, so it contradicts itself and must return -1 (elastic.h)\n",
                    (long long)bad[i].step, (long long)bad[i].epoch, (long long)bad[i].consumed,
-                   (long long)bad[i].global_batch);
+                   (long long)bad[i].global_batch, why[i]);
             return 1;
         }
     }

@@ -35,7 +35,8 @@ void quiz_12(quiz_t *qz, rng_t *r) {
                          "LAST micro-batch count (DDP then averages over the %d ranks)?",
                          N),
              "w = b_i * N / B = %lld * %d / %d = %.6g: averaged over N ranks, the sum over every micro-batch gives "
-             "the mean over the B examples (1/k would be right only if all were equal)",
+             "the mean over the B examples (1/k is right only if every micro-batch of every rank is equal, lesson 06's "
+             "b_i / b_r only if every rank has the same b_r)",
              (long long)p.micro[last], N, B, p.weight[last]);
 
     /* where the restart continues */

@@ -443,6 +443,7 @@ static void write_step_examples(const trainer_t *t) {
     snprintf(path, sizeof path, "%s.examples.%d", t->cfg.dump, t->rank);
     /* the grader's side note, not the run's result: a run that cannot write it goes on (the grader
      * then says nothing about the examples), with one line saying so */
+    dp_mkdir_for(path); /* the dump's folder may not exist yet: rank 0 makes it only at the end */
     FILE *f = fopen(path, "w");
     int ok = f && fprintf(f, "%llu %lld\n", (unsigned long long)t->model.batch_hash, t->model.batch_seen) > 0;
     if (f && fclose(f) != 0) ok = 0;

@@ -61,9 +61,10 @@ typedef struct {
 /* Where this rank continues. sampler is freshly initialised for the run's order (R0 replicas, rank
  * 0, epoch 0) and is the one the trainer will draw the lists from: on return its epoch is the
  * checkpoint's. out->step is the checkpoint's step, out->position the rank's slice of the first step
- * to run (not the epoch's start). Returns 0; -1 when the checkpoint contradicts itself or the plan
- * (consumed not a multiple of B, past the epoch's end, B differing from the plan's world of slices,
- * a negative field). */
+ * to run (not the epoch's start). Returns 0; -1 when the checkpoint contradicts itself: a negative
+ * field, B < 1, consumed not a multiple of B or not before the epoch's end (consumed / B < S, with
+ * S = sampler->total_size / B steps an epoch), or a step that is not where epoch and consumed put
+ * it (step != epoch·S + consumed / B). */
 int resume_position(const elastic_ckpt_t *ck, sampler_t *sampler, const elastic_plan_t *p, resume_t *out);
 
 /* How often to checkpoint. C: seconds to write one checkpoint; MTBF: mean seconds between failures

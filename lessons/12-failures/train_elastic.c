@@ -33,15 +33,15 @@ static elastic_ckpt_t run_position(trainer_t *t) {
         dp_fatal("%s holds no data position (epoch, consumed): it was saved before lesson 12's checkpoint "
                  "metadata; resume from a checkpoint a trainer of this course saved since, or start again",
                  t->cfg.resume);
+    if (t->resumed.data_replicas < 1)
+        dp_fatal("%s was trained in the course's own order, not the DistributedSampler's: the elastic trainer "
+                 "cannot continue it",
+                 t->cfg.resume);
     if (t->resumed.global_batch != (uint64_t)B)
         dp_fatal("%s was trained with global batch %llu; a restart keeps the run's global batch: use "
                  "--batch-global %llu",
                  t->cfg.resume, (unsigned long long)t->resumed.global_batch,
                  (unsigned long long)t->resumed.global_batch);
-    if (t->resumed.data_replicas < 1)
-        dp_fatal("%s was trained in the course's own order, not the DistributedSampler's: the elastic trainer "
-                 "cannot continue it",
-                 t->cfg.resume);
     if (t->cfg.sampler_replicas && t->cfg.sampler_replicas != t->resumed.data_replicas)
         dp_fatal("--sampler-replicas %d, but %s was drawn for %d replicas (the first launch's); leave the flag out",
                  t->cfg.sampler_replicas, t->cfg.resume, t->resumed.data_replicas);
