@@ -63,8 +63,9 @@ static void explain_plan(const elastic_plan_t *got, const elastic_plan_t *want, 
     int64_t b = want->local_batch;
     if (got->local_batch != b) {
         if (got->local_batch == B / N && B % N)
-            printf("  — that is B / N rounded down on every rank: the remainder's examples are never trained on, so "
-                   "the global batch shrinks after the restart; the first B %% N ranks take one more\n");
+            printf("  — that is B / N rounded down, on one of the first B %% N ranks, which take one more: B / N "
+                   "everywhere never trains the remainder (the global batch shrinks after the restart), and the "
+                   "remainder on the last rank is not chunk_range's split\n");
         else if (got->local_batch == (B + N - 1) / N)
             printf("  — that is ceil(B / N) on every rank: the slices add up to more than B (some examples twice)\n");
         else
@@ -92,14 +93,28 @@ static void explain_plan(const elastic_plan_t *got, const elastic_plan_t *want, 
     memset(&q, 0, sizeof q);
     int ret = (int)ck_tape_ll("elastic_plan (B 12, 5 ranks, cap 2) returned", elastic_plan(12, 5, 0, 2, &q));
     tape_plan(&q);
-    bool one_over_k = ret == 0, per_rank = ret == 0, over_b = ret == 0;
+    bool one_over_k = ret == 0, per_rank = ret == 0, over_b = ret == 0, share = ret == 0, int_div = ret == 0;
     for (int i = 0; i < 2 && ret == 0; i++) {
         double bi = 2 - i;
         one_over_k = one_over_k && near(q.weight[i], 0.5);
         per_rank = per_rank && near(q.weight[i], bi / 3);
         over_b = over_b && near(q.weight[i], bi / 12);
+        share = share && near(q.weight[i], 3.0 * 5 / 12);
+        int_div = int_div && near(q.weight[i], bi / 2);
     }
-    if (one_over_k)
+    /* the failing case's weights all within float's precision of the right ones */
+    bool single = true;
+    for (int i = 0; i < want->micro_steps; i++)
+        single = single && fabs(got->weight[i] - want->weight[i]) <= 1e-6 * fabs(want->weight[i]);
+    if (single)
+        printf("  — the weights are right only to float's precision (about 1e-7): compute b_i · N / B in double\n");
+    else if (share)
+        printf("  — every micro-batch counts the rank's share b_r · N / B: right only when k = 1; micro-batch i "
+               "counts its own b_i · N / B\n");
+    else if (int_div)
+        printf("  — b_i / (B / N) with B / N an integer division: right only when N divides B; b_i · N / B in "
+               "floating point\n");
+    else if (one_over_k)
         printf("  — the weights are 1/k: right only when all micro-batches are equal; after an uneven split a "
                "micro-batch of b_i examples counts b_i · N / B\n");
     else if (per_rank)
@@ -245,7 +260,8 @@ static int resume_check(void) {
                             }
                             if (fresh.epoch != ck.epoch) {
                                 printf("%s the sampler's epoch is %lld, expected %lld: the sampler's epoch was not "
-                                       "restored (sampler_set_epoch), so the lists are drawn for another epoch\n",
+                                       "restored to the checkpoint's (sampler_set_epoch with ck->epoch: left unset, or "
+                                       "recomputed from the step, it draws the lists of another epoch)\n",
                                        head, (long long)fresh.epoch, (long long)ck.epoch);
                                 return 1;
                             }
@@ -257,6 +273,11 @@ static int resume_check(void) {
                                     printf(": the epoch was resumed from its start (consumed ignored), so its first "
                                            "%lld positions are trained on twice",
                                            (long long)ck.consumed);
+                                else if (out.position == (int64_t)((size_t)(s * B) % probe.total_size) + p.offset)
+                                    printf(": that is step · B wrapped around the sampler's %zu positions, but an "
+                                           "epoch is S · B = %lld of them (its last partial batch dropped): consumed "
+                                           "says where the step is",
+                                           probe.total_size, (long long)(S * B));
                                 else if (out.position == ck.consumed && p.offset)
                                     printf(": every rank starts at consumed, without its slice's offset: the ranks' "
                                            "slices overlap");
@@ -273,6 +294,7 @@ static int resume_check(void) {
     const elastic_ckpt_t bad[] = {
         {10, 1, 13, 12, 4}, /* consumed not a multiple of B */
         {10, 1, 96, 12, 4}, /* consumed past the epoch's S·B = 96 */
+        {16, 1, 96, 12, 4}, /* consumed = S·B with a step that agrees (1·8 + 8): past the end all the same */
         {10, 0, 24, 12, 4}, /* epoch·S + consumed/B = 2, not step 10 */
         {-1, 0, 0, 12, 4},  /* negative step */
         {10, 1, 24, 0, 4},  /* B = 0 */
@@ -414,6 +436,8 @@ static int young_daly_check(void) {
                 else if (fabs(got - sqrt(c / m)) <= 1e-9 * fmax(1, sqrt(c / m)) ||
                          fabs(got - sqrt(2 * c / m)) <= 1e-9 * fmax(1, sqrt(2 * c / m)))
                     printf(" — that is a ratio, not a time: the interval grows with both C and MTBF");
+                else if (fabs(got * 60 - want) <= 1e-9 * want || fabs(got * 3600 - want) <= 1e-9 * want)
+                    printf(" — that is in minutes or hours: C and MTBF are in seconds, and so is the interval");
                 printf("\n");
                 return 1;
             }
@@ -436,7 +460,10 @@ static int young_daly_check(void) {
                 }
             }
         }
-    const double bad[][3] = {{0, 1, 1}, {-1, 1, 1}, {NAN, 1, 1}, {INFINITY, 1, 1}, {1, 0, 1}, {1, 1, -5}, {1, 1, NAN}};
+    /* every argument position of both functions bad in turn: 0, negative, NAN and infinite */
+    const double bad[][3] = {{0, 1, 1}, {-1, 1, 1}, {NAN, 1, 1}, {INFINITY, 1, 1},
+                             {1, 0, 1}, {1, -2, 1}, {1, NAN, 1}, {1, INFINITY, 1},
+                             {1, 1, 0}, {1, 1, -5}, {1, 1, NAN}, {1, 1, INFINITY}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         double y = ck_tape_double("young_daly_interval (bad)", young_daly_interval(bad[i][0], bad[i][1]));
         double l = ck_tape_double("expected_lost_work (bad)", expected_lost_work(bad[i][0], bad[i][1], bad[i][2]));
