@@ -355,6 +355,9 @@ int main(int argc, char **argv) {
             dp_fatal("the job on %d rank%s ran past --attempt-timeout-s %g and was killed", world, world > 1 ? "s" : "",
                      attempt_timeout);
         if (WIFEXITED(a.status) && WEXITSTATUS(a.status) == 0 && a.dead_rank < 0) break;
+        /* exit status 2 is the course's "do this first" (a usage error, an unwritten function): the
+         * job's own line, just above, says what; it stays the last line, and the status is passed on */
+        if (a.dead_rank < 0 && WIFEXITED(a.status) && WEXITSTATUS(a.status) == 2) dp_exit(2);
         if (a.dead_rank < 0)
             dp_fatal(
                 "%s failed on %d rank%s without losing a rank (%s %d; its own line is above): a restart would fail "
