@@ -114,13 +114,58 @@ static void kill_group(pid_t pid) {
     kill(-pid, SIGKILL);
 }
 
+/* One of the job's two output streams, passed on line by line to the launcher's own stream of the
+ * same kind (a program's one-line error stays the last line of stderr) and read for the death. */
+typedef struct {
+    int fd;
+    FILE *to;
+    char buf[8192];
+    size_t have;
+} stream_t;
+
+static void pass_line(stream_t *st, char *line, attempt_t *a, const char *prog) {
+    fprintf(st->to, "%s\n", line);
+    read_line(line, a, prog);
+}
+
+/* Read what came on st; false once it is closed (the rest passed on). */
+static bool pump(stream_t *st, attempt_t *a, const char *prog) {
+    ssize_t got = read(st->fd, st->buf + st->have, sizeof st->buf - 1 - st->have);
+    if (got <= 0) {
+        if (st->have) {
+            st->buf[st->have] = 0;
+            pass_line(st, st->buf, a, prog);
+            st->have = 0;
+        }
+        return false;
+    }
+    st->have += (size_t)got;
+    /* pass on and read every whole line; a line longer than the buffer goes as it is */
+    char *start = st->buf, *nl;
+    while ((nl = memchr(start, '\n', st->have - (size_t)(start - st->buf)))) {
+        *nl = 0;
+        pass_line(st, start, a, prog);
+        start = nl + 1;
+    }
+    st->have -= (size_t)(start - st->buf);
+    memmove(st->buf, start, st->have);
+    if (st->have == sizeof st->buf - 1) {
+        st->buf[st->have] = 0;
+        pass_line(st, st->buf, a, prog);
+        st->have = 0;
+    }
+    fflush(st->to);
+    return true;
+}
+
 /* Run argv in its own process group, its output passed on line by line and read; at most timeout
  * seconds. */
 static void run_job(char **argv, double timeout, const char *prog, attempt_t *a) {
     *a = (attempt_t){.dead_rank = -1};
-    int fd[2];
-    if (pipe(fd) != 0) dp_fatal("cannot make a pipe: %s", strerror(errno));
+    int out[2], err[2];
+    if (pipe(out) != 0 || pipe(err) != 0) dp_fatal("cannot make a pipe: %s", strerror(errno));
     fflush(stdout);
+    fflush(stderr);
     pid_t pid = fork();
     if (pid < 0) dp_fatal("cannot fork: %s", strerror(errno));
     if (pid == 0) {
@@ -129,10 +174,9 @@ static void run_job(char **argv, double timeout, const char *prog, attempt_t *a)
          * stop the job (SIGTTIN) */
         int null = open("/dev/null", O_RDONLY);
         if (null >= 0) dup2(null, 0);
-        dup2(fd[1], 1);
-        dup2(fd[1], 2);
-        close(fd[0]);
-        close(fd[1]);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        close(out[0]), close(out[1]), close(err[0]), close(err[1]);
         execvp(argv[0], argv);
         fprintf(stderr, "elastic_run: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -140,47 +184,34 @@ static void run_job(char **argv, double timeout, const char *prog, attempt_t *a)
     setpgid(pid, pid);
     job_pgid = pid;
     if (stop_signal) kill(-pid, SIGTERM); /* a stop that came while it was starting */
-    close(fd[1]);
+    close(out[1]);
+    close(err[1]);
+    static stream_t st[2];
+    st[0] = (stream_t){.fd = out[0], .to = stdout};
+    st[1] = (stream_t){.fd = err[0], .to = stderr};
+    bool open_[2] = {true, true};
     double deadline = dp_now() + timeout;
-    char buf[8192];
-    size_t have = 0;
-    for (;;) {
+    while (open_[0] || open_[1]) {
         double left = deadline - dp_now();
         if (left <= 0) {
             a->timed_out = true;
             kill_group(pid);
             break;
         }
-        struct pollfd p = {fd[0], POLLIN, 0};
-        int r = poll(&p, 1, left > 0.2 ? 200 : (int)(left * 1000) + 1);
+        struct pollfd p[2] = {{open_[0] ? st[0].fd : -1, POLLIN, 0}, {open_[1] ? st[1].fd : -1, POLLIN, 0}};
+        int r = poll(p, 2, left > 0.2 ? 200 : (int)(left * 1000) + 1);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) continue;
-        ssize_t got = read(fd[0], buf + have, sizeof buf - 1 - have);
-        if (got <= 0) break;
-        have += (size_t)got;
-        /* pass on and read every whole line; a line longer than the buffer goes as it is */
-        char *start = buf, *nl;
-        while ((nl = memchr(start, '\n', have - (size_t)(start - buf)))) {
-            *nl = 0;
-            printf("%s\n", start);
-            read_line(start, a, prog);
-            start = nl + 1;
-        }
-        have -= (size_t)(start - buf);
-        memmove(buf, start, have);
-        if (have == sizeof buf - 1) {
-            buf[have] = 0;
-            printf("%s\n", buf);
-            have = 0;
-        }
-        fflush(stdout);
+        for (int k = 0; k < 2; k++)
+            if (open_[k] && (p[k].revents & (POLLIN | POLLHUP | POLLERR))) open_[k] = pump(&st[k], a, prog);
     }
-    if (have) {
-        buf[have] = 0;
-        printf("%s\n", buf);
-        read_line(buf, a, prog);
+    for (int k = 0; k < 2; k++) {
+        if (st[k].have) {
+            st[k].buf[st[k].have] = 0;
+            pass_line(&st[k], st[k].buf, a, prog);
+        }
+        close(st[k].fd);
     }
-    close(fd[0]);
     /* the pipe closed: mpirun is ending (its ranks are gone); a bounded wait for it all the same */
     double until = dp_now() + 30;
     while (waitpid(pid, &a->status, WNOHANG) == 0) {
