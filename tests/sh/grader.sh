@@ -10,20 +10,12 @@ LESSONS=$(for mk in lessons/[0-9]*/lesson.mk; do basename "$(dirname "$mk")" | c
 #   own build); lesson 03 by the two graders side by side further down, lesson 01 also writing the
 #   Gradescope results that the next check reads.
 # - The skeletons: from the build of lessons/ that make already made (DPC_PREBUILT=1: the checks
-#   run as always, in the sandbox; only the sandboxed build of the skeleton is skipped, and a
-#   build failure would score 0 all the same). A skeleton that another test of make test grades in
-#   full, sandboxed build included, and requires at 0 is not graded again here: the lessons of the
-#   hostile subset (tests/run's HOSTILE_SUBSET: each batch ends with the skeleton, which must score
-#   0) and the release's skeleton self-grades (tests/sh/student_release.sh's SKEL_LESSONS), read
-#   from those files so that the two cannot drift apart. Lesson 01's skeleton is graded once, below,
-#   for the Gradescope results on stdout.
-hostile=""
-# shellcheck disable=SC2013 # the subset is one line of names
-for c in $(sed -n 's/^HOSTILE_SUBSET="\(.*\)"$/\1/p' tests/run); do
-    hostile="$hostile $(sed -n 's|^// lesson: ||p' "tests/hostile/$c.c" 2>/dev/null)"
-done
-# shellcheck disable=SC2016 # the text of the line, ${...} and all
-release=$(sed -n 's/^SKEL_LESSONS=${RELEASE_SKELETONS:-"\(.*\)"}$/\1/p' tests/sh/student_release.sh)
+#   run as always, in the sandbox; only the sandboxed build of the skeleton is skipped, which its
+#   zero never depended on: a build failure scores 0 too, so skeleton() requires checks that ran).
+#   The sandboxed build of a skeleton: grade-all's students below (lesson 01), tests/hostile's
+#   batches (01, 02, 07) and the release's self-grade (06, tests/sh/student_release.sh); of every
+#   lesson's code: tests/bugs. Lesson 01's skeleton is graded once, below, for the Gradescope
+#   results on stdout.
 skeleton() { # L STDOUT [grade's options...]: the skeleton of lesson L scores 0, quickly. The text
     # output in TMP/g; STDOUT, unless empty, gets the grader's stdout (a report without --out)
     L=$1 so=$2
@@ -62,15 +54,7 @@ for L in $LESSONS; do
     else
         fail "solution of lesson $L is not at full marks: $(grep -E 'FAIL|Score' "$TMP/g" | head -n 5)"
     fi
-    if [ "$L" = 01 ]; then
-        : # its skeleton below
-    elif echo " $hostile " | grep -q " $L "; then
-        echo "note: skeleton of lesson $L: graded in full by tests/hostile/check.sh (make test's subset), not again here"
-    elif echo " $release " | grep -q " $L "; then
-        echo "note: skeleton of lesson $L: graded in full in the release by tests/sh/student_release.sh, not again here"
-    else
-        skeleton "$L" ""
-    fi
+    [ "$L" = 01 ] || skeleton "$L" "" # 01: below
 done
 
 # Gradescope and JSON output (the results of lesson 01's reference, graded above)
