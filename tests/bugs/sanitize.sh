@@ -22,7 +22,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 SUBSET="01/linear-writes-null-dx 02/worker-steps 03/worker-scratch-unallocated 04/chunk-off-by-one
 05/reset-before-wait 05/slice-in-bytes 05/finish-launches-past-last 06/sync-every-micro-step 06/targets-offset-by-T 07/pad-past-end
-08/zero-wrong-chunk 08/zero-stage2-full-grads 10/noise-rank-own"
+08/zero-wrong-chunk 08/zero-stage2-full-grads 10/noise-rank-own 11/inter-whole-buffer 12/slices-overlap"
 patches=""
 case ${1:-} in
 --subset) for b in $SUBSET; do patches="$patches tests/bugs/$b.patch"; done ;;
