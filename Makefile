@@ -16,6 +16,8 @@
 #   make stragglers lesson 10's straggler lab: DDP's step under seeded jitter on 1-8 ranks vs the model
 #   make lengths    lesson 10's variable-length lab: cut to the longest, padded, grouped by length
 #   make topology   lesson 11's lab: flat ring (block, spread) vs hierarchical on 2x2, 2x4, 4x2 vs the model
+#   make failures   lesson 12's lab: a 4-rank run loses a rank and finishes on 3 (its verdict), and the
+#                   work lost to seeded failures against the checkpoint interval vs Young-Daly's
 #   make gpu-bundle build/gpu-bundle.tar.gz: the GPU checks prebuilt, with the libraries and Open MPI
 #                   they need, for a GPU machine that cannot build (its run.sh OUTDIR runs them)
 #   make skeletons  regenerate lessons/ student files from solutions/
@@ -435,6 +437,11 @@ stragglers: all
 .PHONY: topology
 topology: all
 	@sh lessons/11-topology/lab.sh out/topology
+
+# The failures lab of lesson 12 (see lessons/12-failures/failures_lab.sh): out/failures/
+.PHONY: failures
+failures: all
+	@sh lessons/12-failures/failures_lab.sh out/failures
 
 # The variable-length lab of lesson 10 (see lessons/10-limits/length_lab.sh): out/lengths/
 .PHONY: lengths
