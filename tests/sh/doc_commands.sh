@@ -110,29 +110,24 @@ mkdir -p "$U" "$TMP/out" "$TMP/mk" "$TMP/submissions/student1"
 cp "$BUILD/config.mk" "$TMP/mk.config" 2>/dev/null
 cp -R "$ROOT/lessons/." "$TMP/submissions/student1/"
 
+# only_texts "PATTERN...": the paths of $files that one of the shell patterns matches
+only_texts() {
+    set -f # the patterns match the texts' paths, not files here
+    for f in $files; do
+        # shellcheck disable=SC2254 # patterns on purpose
+        for p in $1; do case $f in $p) echo "$f" && break ;; esac; done
+    done
+    set +f
+}
 if [ $REL_MODE = 1 ]; then
     files=$(find . -name '*.md' ! -path './build*' ! -path './out/*' | sed 's|^\./||' | sort)
-    if [ -n "${DOC_RELEASE_TEXTS:-}" ]; then
-        set -f # the patterns match the texts' paths, not files here
-        files=$(for f in $files; do
-            # shellcheck disable=SC2254 # patterns on purpose
-            for p in $DOC_RELEASE_TEXTS; do case $f in $p) echo "$f" && break ;; esac; done
-        done)
-        set +f
-    fi
+    [ -n "${DOC_RELEASE_TEXTS:-}" ] && files=$(only_texts "$DOC_RELEASE_TEXTS")
 else
     files=$(git ls-files '*.md' 2>/dev/null)
     [ -n "$files" ] || files=$(find . -name '*.md' ! -path './build*' ! -path './out/*' | sed 's|^\./||' | sort)
 fi
 # DOC_TEXTS="PATTERN..." (shell patterns): only the texts they match, to check one text while writing it
-if [ -n "${DOC_TEXTS:-}" ]; then
-    set -f
-    files=$(for f in $files; do
-        # shellcheck disable=SC2254 # patterns on purpose
-        for p in $DOC_TEXTS; do case $f in $p) echo "$f" && break ;; esac; done
-    done)
-    set +f
-fi
+[ -n "${DOC_TEXTS:-}" ] && files=$(only_texts "$DOC_TEXTS")
 nfiles=$(echo "$files" | wc -w)
 
 # ---- extraction: one file per unit, $U/NNNN.txt, and a line "NNNN KIND FILE:LINE" in $U/list ------------
