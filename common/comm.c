@@ -570,6 +570,22 @@ void comm_free(comm_t *c) {
 
 void comm_set_wait(comm_t *c, comm_wait_t how) { c->wait = how; }
 void comm_set_emulated(comm_t *c, bool emulated) { c->unemulated = !emulated; }
+
+void comm_set_message_hook(comm_t *c, comm_message_fn fn, void *ctx) {
+    pthread_mutex_lock(&c->world->lock);
+    c->world->on_message = fn;
+    c->world->on_message_ctx = ctx;
+    pthread_mutex_unlock(&c->world->lock);
+}
+
+bool comm_has_topology(const comm_t *c) { return !topology_flat(&c->world->topo); }
+
+/* comm_set_message_hook's call for one message sent, timed from t0 */
+static void told(comm_t *c, int peer, size_t bytes, link_class_t cls, double t0) {
+    comm_world_t *w = c->world;
+    if (w->on_message && !c->unemulated)
+        w->on_message(w->on_message_ctx, comm_world_rank(c, peer), bytes, cls, t0, dp_now());
+}
 void comm_set_stream(comm_t *c, void *cuda_stream) { c->stream = cuda_stream; }
 
 int comm_rank(const comm_t *c) { return c->rank; }
@@ -710,11 +726,13 @@ void comm_send(comm_t *c, const void *buf, size_t count, dtype_t dt, int peer) {
     size_t bytes = count * dtype_size(dt);
     link_class_t cls = comm_peer_class(c, peer);
     wait_start();
+    double t0 = dp_now();
     emulate(c, cls, class_cost(c, cls, bytes));
     op_begin(c, "send", peer, count, -1, 0, dt);
     c->world->backend->sendrecv(c, buf, count, peer, NULL, 0, -1, dt);
     op_end(c);
     count_send(c, peer, cls, bytes);
+    told(c, peer, bytes, cls, t0);
 }
 
 void comm_recv(comm_t *c, void *buf, size_t count, dtype_t dt, int peer) {
@@ -737,11 +755,13 @@ void comm_sendrecv(comm_t *c, const void *sendbuf, size_t sendcount, int dst, vo
     size_t sbytes = dst >= 0 ? sendcount * dtype_size(dt) : 0;
     link_class_t cls = dst >= 0 ? comm_peer_class(c, dst) : LINK_INTRA;
     wait_start();
+    double t0 = dp_now();
     if (dst >= 0) emulate(c, cls, class_cost(c, cls, sbytes));
     op_begin(c, "sendrecv", dst, sendcount, src, recvcount, dt);
     c->world->backend->sendrecv(c, sendbuf, sendcount, dst, recvbuf, recvcount, src, dt);
     op_end(c);
     if (dst >= 0) count_send(c, dst, cls, sbytes);
+    if (dst >= 0) told(c, dst, sbytes, cls, t0);
     if (src >= 0) count_recv(c, src, recvcount * dtype_size(dt));
 }
 

@@ -123,6 +123,16 @@ void comm_set_wait(comm_t *c, comm_wait_t how);
  * what the emulator is there to show. */
 void comm_set_emulated(comm_t *c, bool emulated);
 
+/* Told of every message this rank sends on a communicator of c's world that pays the emulator
+ * (comm_send, and comm_sendrecv's send; not the library collectives, not bookkeeping): the peer's
+ * world rank, the bytes, the class of link it took and when the call ran (dp_now() seconds, from
+ * before the link's cost to the end of the call). The trainers' --trace records them under
+ * --topology, so that a trace shows which link each message used. fn NULL: none. */
+typedef void (*comm_message_fn)(void *ctx, int world_peer, size_t bytes, link_class_t cls, double t0, double t1);
+void comm_set_message_hook(comm_t *c, comm_message_fn fn, void *ctx);
+/* Whether --topology emulates a cluster of nodes (false: flat, one --link for every pair). */
+bool comm_has_topology(const comm_t *c);
+
 /* The CUDA stream (a cudaStream_t) that device-buffer operations on c are ordered with: the stream
  * of the kernels that produce and consume the buffers. Set by coll_init for GPU contexts. */
 void comm_set_stream(comm_t *c, void *cuda_stream);

@@ -77,6 +77,8 @@ typedef struct {
     /* Every communicator's traffic, whatever counters it keeps: a dup with counters of its own
      * (bookkeeping, or one made to hide messages) cannot move a byte that is not counted here. */
     comm_atomic_counters_t all;
+    comm_message_fn on_message; /* comm_set_message_hook's, NULL: none */
+    void *on_message_ctx;
 } comm_world_t;
 
 struct comm {

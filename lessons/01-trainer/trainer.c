@@ -239,6 +239,14 @@ static void maybe_fail(trainer_t *t, int64_t s) {
 }
 
 /* Only the files a run writes are touched by rank 0; every rank reads the inputs. */
+/* --trace under --topology: every message sent, on the track of the link it took ("intra" inside a
+ * node, "inter" across), named by its peer and size. */
+static void trace_message(void *ctx, int world_peer, size_t bytes, link_class_t cls, double t0, double t1) {
+    char name[TRACE_NAME];
+    snprintf(name, sizeof name, "to %d, %zu B", world_peer, bytes);
+    trace_span(ctx, cls == LINK_INTER ? "inter" : "intra", name, t0, t1);
+}
+
 void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, const char *usage) {
     memset(t, 0, sizeof *t);
     trainer_config_t *c = &t->cfg;
@@ -277,6 +285,7 @@ void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, c
     t->local_batch = c->batch;
     mem_init(&t->mem);
     if (c->trace) t->trace = trace_new(t->rank);
+    if (t->trace && comm_has_topology(t->comm)) comm_set_message_hook(t->comm, trace_message, t->trace);
 
     dataset_load(c->data, &t->train);
     if (!is_none(c->val)) {

@@ -142,3 +142,32 @@ one_line "--placement without --topology" "--placement describes an emulated clu
 one_line "--link with --topology" "with --topology, set the link inside a node with --intra" 2 ring --topology 2x1 --link ib
 one_line "a split of a freed communicator" "rank 0: comm_split_node of a communicator that was freed" 2 freed
 one_line "a split with color -1" "rank 2: comm_split with color -1: colors are 0 or more" 3 color
+
+# --trace under --topology: every message on the track of its link, one span per message. Lesson
+# 11's train_ddp on 2x2 (block) with the hierarchical all-reduce, 2 steps of one bucket: each rank
+# sends 2(K-1) = 2 messages inside its node and 2(M-1) = 2 across per step, to its node ring's next
+# rank and to the rank of its local index on the other node; rank 0 also broadcasts the model at
+# the start (to 1 inside, to 2 and 3 across). A flat run has no such tracks.
+HIER=$BUILD/solutions/11-topology/train_ddp
+Q="--preset tiny --data datasets/fixtures/tiny-train.tok --val none --steps 2 --log-every 1000"
+# shellcheck disable=SC2086
+if DP_TIMEOUT_S=60 timeout -k 5 120 "$MPIRUN" -np 4 "$HIER" $Q --allreduce hier --topology 2x2 --trace "$TMP/t.json" \
+    >"$TMP/out" 2>&1; then
+    got=$(awk -F '\t' '$2 == "intra" || $2 == "inter" { sub(/,.*/, "", $5); print $1, $2, $5 }' "$TMP/t.json.tsv" | sort | uniq -c |
+        awk '{ printf "%s %s %s %s=%d;", $2, $3, $4, $5, $1 }')
+    want="0 inter to 2=5;0 inter to 3=1;0 intra to 1=5;1 inter to 3=4;1 intra to 0=4;2 inter to 0=4;2 intra to 3=4;3 inter to 1=4;3 intra to 2=4;"
+    if [ "$got" = "$want" ]; then
+        pass "--trace on 2x2: each message on its link's track (rank 0: 5 intra to 1, 5 inter to 2, 1 to 3; the others 4 and 4)"
+    else
+        fail "--trace on 2x2: message spans per rank, track and peer: got '$got', want '$want'"
+    fi
+else
+    fail "train_ddp --allreduce hier --topology 2x2 --trace: $(tail -n 3 "$TMP/out")"
+fi
+# shellcheck disable=SC2086
+DP_TIMEOUT_S=60 timeout -k 5 120 "$MPIRUN" -np 2 "$HIER" $Q --trace "$TMP/f.json" >"$TMP/out" 2>&1
+if [ -f "$TMP/f.json.tsv" ] && ! awk -F '\t' '$2 == "intra" || $2 == "inter" { found = 1 } END { exit !found }' "$TMP/f.json.tsv"; then
+    pass "--trace without --topology: no link tracks (a flat run's trace is as before)"
+else
+    fail "--trace without --topology: $(tail -n 2 "$TMP/out") $(grep -cE 'intra|inter' "$TMP/f.json.tsv" 2>/dev/null) link spans"
+fi
