@@ -10,12 +10,15 @@
  * own (ddp.c, fsdp.c). A new device needs those too. Matrices are row-major; a [rows, cols] matrix
  * has leading dimension cols.
  *
- * CPU backend: GEMM through CBLAS (OpenBLAS, one thread per rank by default: ranks are the
- * parallelism), the rest plain loops in a fixed order, so results are deterministic run to run. */
+ * CPU backend: GEMM through CBLAS (OpenBLAS), the rest plain loops in a fixed order, so results are
+ * deterministic run to run. One thread per rank by default (ranks are the parallelism); a context of
+ * N threads gives OpenBLAS N threads and the loops a pool of N (pool.h), split so that every output
+ * element is computed alike whatever N: the bits do not depend on the thread count. */
 #ifndef DPC_OPS_H
 #define DPC_OPS_H
 
 #include "dtype.h"
+#include "pool.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,7 +32,8 @@ typedef enum { OPS_CPU, OPS_CUDA } ops_backend_t;
 
 typedef struct {
     ops_backend_t backend;
-    int threads;  /* BLAS threads (CPU) */
+    int threads;  /* CPU: OpenBLAS's threads, and the pool's */
+    pool_t *pool; /* CPU: the loops' threads (pool.h); NULL with one thread */
     void *device; /* backend state (CUDA handles) */
     /* NULL, or where ops_scale adds how many elements it scaled: the grader's count of the work each
      * rank did (an all-reduce whose every rank scales the whole buffer gets the same bits as one
@@ -105,7 +109,8 @@ size_t ops_gemm_workspace_bytes(const ops_t *ops);
  * dst is not NULL) its value widened back to float32, which is exact. dst == src is allowed. */
 void ops_round(const ops_t *ops, dtype_t dtype, const float *src, uint16_t *bits, float *dst, size_t n);
 
-/* out[j] += Σ_i x[i, j] over rows i (x is [rows, cols]). */
+/* out[j] += Σ_i x[i, j] over rows i (x is [rows, cols]), summed pairwise (pairwise.h): on every
+ * device and for any thread count the same bits, with a tree's rounding error, not a running sum's. */
 void ops_colsum_acc(const ops_t *ops, const float *x, int rows, int cols, float *out);
 
 /* y = tanh(x) (x == y allowed); dx = dy ⊙ (1 − y²) (dx == dy allowed). */

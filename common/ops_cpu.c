@@ -2,6 +2,7 @@
 #include "ops.h"
 
 #include "half.h"
+#include "pairwise.h"
 #include "util.h"
 
 #include <cblas.h>
@@ -36,6 +37,7 @@ ops_t *ops_create(ops_backend_t backend, int threads) {
 #endif
     } else {
         openblas_set_num_threads(ops->threads);
+        ops->pool = pool_create(ops->threads);
     }
     return ops;
 }
@@ -44,6 +46,7 @@ void ops_destroy(ops_t *ops) {
 #ifdef DPC_HAVE_CUDA
     if (ON_GPU(ops)) ops_cuda_destroy(ops);
 #endif
+    pool_destroy(ops->pool);
     free(ops);
 }
 
@@ -288,25 +291,59 @@ void ops_round(const ops_t *ops, dtype_t dtype, const float *src, uint16_t *bits
     }
 }
 
+/* Threads own whole tiles of columns, each summed down all the rows. */
+typedef struct {
+    const float *x;
+    int rows, cols;
+    float *out;
+} colsum_job_t;
+
+static void colsum_tiles(void *ctx, size_t begin, size_t end, int part) {
+    const colsum_job_t *j = ctx;
+    (void)part;
+    int c1 = (int)end * PAIRWISE_TILE;
+    pairwise_colsum(j->x, j->rows, j->cols, (int)begin * PAIRWISE_TILE, c1 < j->cols ? c1 : j->cols, j->out);
+}
+
 void ops_colsum_acc(const ops_t *ops, const float *x, int rows, int cols, float *out) {
     check_dims("ops_colsum_acc", "rows, cols (and 0)", rows, cols, 0);
     check_buf("ops_colsum_acc", "x", x, (size_t)rows * (size_t)cols);
     check_buf("ops_colsum_acc", "out", out, (size_t)cols);
     DISPATCH(ops_cuda_colsum_acc(ops, x, rows, cols, out));
-    for (int i = 0; i < rows; i++) {
-        const float *row = x + (size_t)i * (size_t)cols;
-        for (int j = 0; j < cols; j++) out[j] += row[j];
-    }
+    colsum_job_t job = {x, rows, cols, out};
+    pool_for(ops->pool, ((size_t)cols + PAIRWISE_TILE - 1) / PAIRWISE_TILE, 1, colsum_tiles, &job);
+}
+
+/* Elementwise maps: threads own contiguous ranges of elements. Below MAP_GRAIN elements a part is
+ * not worth waking a thread for (a few microseconds each). */
+#define MAP_GRAIN 16384
+typedef struct {
+    const float *a, *b;
+    float *out;
+} map_job_t;
+
+static void tanh_forward_part(void *ctx, size_t begin, size_t end, int part) {
+    const map_job_t *j = ctx;
+    (void)part;
+    for (size_t i = begin; i < end; i++) j->out[i] = tanhf(j->a[i]);
+}
+
+static void tanh_backward_part(void *ctx, size_t begin, size_t end, int part) {
+    const map_job_t *j = ctx;
+    (void)part;
+    for (size_t i = begin; i < end; i++) j->out[i] = j->b[i] * (1.0f - j->a[i] * j->a[i]);
 }
 
 void ops_tanh_forward(const ops_t *ops, const float *x, float *y, size_t n) {
     DISPATCH(ops_cuda_tanh_forward(ops, x, y, n));
-    for (size_t i = 0; i < n; i++) y[i] = tanhf(x[i]);
+    map_job_t job = {x, NULL, y};
+    pool_for(ops->pool, n, MAP_GRAIN, tanh_forward_part, &job);
 }
 
 void ops_tanh_backward(const ops_t *ops, const float *y, const float *dy, float *dx, size_t n) {
     DISPATCH(ops_cuda_tanh_backward(ops, y, dy, dx, n));
-    for (size_t i = 0; i < n; i++) dx[i] = dy[i] * (1.0f - y[i] * y[i]);
+    map_job_t job = {y, dy, dx};
+    pool_for(ops->pool, n, MAP_GRAIN, tanh_backward_part, &job);
 }
 
 void ops_embedding_forward(const ops_t *ops, const float *table, const int32_t *idx, int B, int T, int E, float *out) {

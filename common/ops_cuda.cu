@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "half_bits.h"
+#include "pairwise.h"
 #include "util.h"
 
 typedef struct {
@@ -238,12 +239,13 @@ extern "C" void ops_cuda_gemm(const ops_t *ops, bool transA, bool transB, int M,
     ckb(cublasSetMathMode(s->blas, CUBLAS_PEDANTIC_MATH), "math mode");
 }
 
-/* One thread per column, rows summed in order: deterministic, like the CPU loop. */
+/* One thread per column, the rows summed by pairwise.h's tree: the CPU's additions, bit for bit. */
 __global__ void colsum_acc_kernel(const float *x, int rows, int cols, float *out) {
     for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < cols; j += gridDim.x * blockDim.x) {
-        float s = out[j];
-        for (int i = 0; i < rows; i++) s += x[(size_t)i * cols + j];
-        out[j] = s;
+        pairwise1_t p;
+        pairwise1_init(&p);
+        for (int i = 0; i < rows; i++) pairwise1_add(&p, x[(size_t)i * cols + j]);
+        pairwise1_finish(&p, &out[j]);
     }
 }
 

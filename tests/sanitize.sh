@@ -7,7 +7,8 @@
 #          tests/run, then grading/grade 01 05 08 --submission solutions (full marks required)
 #   tsan   build-tsan/ (make SANITIZE=thread): train_ddp (lesson 05: its communication thread, ring
 #          and tree, overlap on and off; the data loader's thread with --prefetch-depth 2) and train_fsdp (lesson 08: its prefetch thread) on 2, 3 and
-#          4 ranks with tests/sh/lib.sh's QUICK options
+#          4 ranks with tests/sh/lib.sh's QUICK options; on 2 ranks the GPT with --threads 3 (the ops'
+#          pool, common/pool.h), and the pool's unit test (tests/unit/test_pairwise.c)
 #
 # Any sanitizer report fails the run: UBSan and ASan halt on the first one; every report also goes
 # to a log file (log_path) that is checked at the end, so a report is seen even where a test expects
@@ -102,13 +103,16 @@ asan() {
 tsan() {
     echo "sanitize: building build-tsan/ (TSan): the DDP and FSDP trainers"
     make -s -j"${JOBS:-2}" O=build-tsan SANITIZE=thread build-tsan/solutions/05-ddp/train_ddp \
-        build-tsan/solutions/08-fsdp/train_fsdp >"$LOGS/build-tsan.log" 2>&1 ||
+        build-tsan/solutions/08-fsdp/train_fsdp build-tsan/tests/test_pairwise >"$LOGS/build-tsan.log" 2>&1 ||
         { tail -n 20 "$LOGS/build-tsan.log"; failed="$failed tsan-build"; return; }
     export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$SUPP/tsan.supp:log_path=$LOGS/san"
     quick="--preset tiny --data datasets/fixtures/tiny-train.tok --val none --batch 8 --log-every 1000"
     for np in 2 3 4; do
         for run in "05-ddp/train_ddp --allreduce ring --bucket-cap-mb 0.01" "05-ddp/train_ddp --allreduce tree --bucket-cap-mb 0.01" \
             "05-ddp/train_ddp --no-overlap --prefetch-depth 2 --loader-delay-ms 1" "08-fsdp/train_fsdp"; do
+            # on 2 ranks, the ops' threads too (common/pool.h): the GPT's every threaded op at 3
+            # threads, beside DDP's communication thread, which finds the pool busy
+            [ "$np" = 2 ] && run="$run --threads 3 --model gpt-mini"
             set -- $run
             prog=build-tsan/solutions/$1
             shift
@@ -124,8 +128,10 @@ tsan() {
             reports "$label"
         done
     done
+    build-tsan/tests/test_pairwise >"$LOGS/run.log" 2>&1 || { echo "FAIL tsan test_pairwise (the pool)"; tail -n 8 "$LOGS/run.log" | sed 's/^/    /'; failed="$failed tsan"; }
+    reports "tsan test_pairwise"
     unset TSAN_OPTIONS
-    case $failed in *tsan*) ;; *) echo "sanitize: 12 DDP/FSDP runs on 2-4 ranks under TSan: no report" ;; esac
+    case $failed in *tsan*) ;; *) echo "sanitize: 12 DDP/FSDP runs on 2-4 ranks (3 threads each on 2) and the pool's unit test under TSan: no report" ;; esac
 }
 
 for p in $parts; do $p; done

@@ -98,8 +98,8 @@ int main(int argc, char **argv) {
     }
 
     optim_t opt;
-    optim_init(&opt, OPTIM_ADAMW, n);
-    opt.adamw.weight_decay = 0.1; /* gpt_torch.py uses the same, on every parameter */
+    optim_init_on(&opt, OPTIM_ADAMW, n, ops); /* host memory, the context's threads */
+    opt.adamw.weight_decay = 0.1;             /* gpt_torch.py uses the same, on every parameter */
     double *t_fwd = dp_malloc((size_t)steps * sizeof(double)), *t_bwd = dp_malloc((size_t)steps * sizeof(double));
     double *t_opt = dp_malloc((size_t)steps * sizeof(double)), *t_step = dp_malloc((size_t)steps * sizeof(double));
     float loss = 0;

@@ -124,7 +124,8 @@ static int activation_bufs(gpt_t *m, gpt_buf_t *out) {
     BUF(m->logits, N * V), BUF(m->probs, N * V), BUF(m->losses, N), BUF(m->dlogits, N * V);
     BUF(m->dres, N * C), BUF(m->dln, N * C), BUF(m->dbig, N * 4 * C);
     /* the CPU's attention works a head at a time; a GPU does every score row at once */
-    BUF(m->att_scratch, m->ops->backend == OPS_CPU ? attention_scratch_floats((int)T, (int)C, m->cfg.heads) : att);
+    BUF(m->att_scratch,
+        m->ops->backend == OPS_CPU ? gpt_ops_attention_scratch_floats(m->ops, (int)T, (int)C, m->cfg.heads) : att);
     BUF(m->head_bias, V), BUF(m->head_dbias, V);
 #undef BUF
     return n;

@@ -4,7 +4,7 @@
  *   kernel                      one thread (or warp) per         sums over rows
  *   layernorm_forward           warp per row (row statistics)    -
  *   layernorm_backward_dx       warp per row                     -
- *   layernorm_backward_params   thread per channel               rows in order (dw, db)
+ *   layernorm_backward_params   thread per channel               rows pairwise (dw, db)
  *   gelu_forward / backward     thread per element               -
  *   attention_forward           thread per (b, h, t): one query row of scores, softmax and y_t
  *   attention_backward_query    thread per (b, h, t): dscore row, dq_t
@@ -21,7 +21,8 @@
 #include "gpt_kernels.h"
 
 #include "gpt_layers.h" /* GPT_LN_EPS */
-#include "util.h"       /* dp_fatal */
+#include "pairwise.h"
+#include "util.h" /* dp_fatal */
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -96,19 +97,22 @@ __global__ void layernorm_backward_dx_kernel(const float *x, const float *w, con
     }
 }
 
-/* One thread per channel walks the rows in order: the CPU's accumulation sequence, no atomics. */
+/* One thread per channel sums the rows by pairwise.h's tree: the CPU's products and additions, bit
+ * for bit, without atomics. */
 __global__ void layernorm_backward_params_kernel(const float *x, const float *mean, const float *rstd, const float *dy,
                                                  int N, int C, float *dw, float *db) {
     GRID_STRIDE(c, (size_t)C) {
-        float gw = dw[c], gb = db[c];
+        pairwise1_t gw, gb;
+        pairwise1_init(&gw);
+        pairwise1_init(&gb);
         for (int n = 0; n < N; n++) {
             size_t i = (size_t)n * C + c;
-            float xhat = (x[i] - mean[n]) * rstd[n];
-            gw += dy[i] * xhat;
-            gb += dy[i];
+            /* __fmul_rn: a product the compiler may not fuse with the sum's add (nvcc fuses by default) */
+            pairwise1_add(&gw, __fmul_rn(dy[i], __fmul_rn(x[i] - mean[n], rstd[n])));
+            pairwise1_add(&gb, dy[i]);
         }
-        dw[c] = gw;
-        db[c] = gb;
+        pairwise1_finish(&gw, &dw[c]);
+        pairwise1_finish(&gb, &db[c]);
     }
 }
 

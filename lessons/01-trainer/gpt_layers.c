@@ -3,6 +3,8 @@
  * checks gradients by finite differences). See gpt_layers.h for the shapes. */
 #include "gpt_layers.h"
 
+#include "pairwise.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -42,8 +44,8 @@ HOT_LOOPS void layernorm_forward(const float *x, const float *w, const float *b,
     }
 }
 
-HOT_LOOPS void layernorm_backward(const float *x, const float *w, const float *mean, const float *rstd, const float *dy,
-                                  int N, int C, float *dx, float *dw, float *db) {
+HOT_LOOPS void layernorm_backward_dx(const float *x, const float *w, const float *mean, const float *rstd,
+                                     const float *dy, int N, int C, float *dx) {
     for (int n = 0; n < N; n++) {
         const float *xr = x + (size_t)n * C, *dyr = dy + (size_t)n * C;
         float *dxr = dx + (size_t)n * C;
@@ -53,8 +55,6 @@ HOT_LOOPS void layernorm_backward(const float *x, const float *w, const float *m
             float g = dyr[c] * w[c];
             sg += g;
             sgx += g * xhat;
-            dw[c] += dyr[c] * xhat;
-            db[c] += dyr[c];
         }
         float mg = (float)(sg / C), mgx = (float)(sgx / C);
         for (int c = 0; c < C; c++) {
@@ -62,6 +62,31 @@ HOT_LOOPS void layernorm_backward(const float *x, const float *w, const float *m
             dxr[c] += rstd[n] * (dyr[c] * w[c] - mg - xhat * mgx);
         }
     }
+}
+
+HOT_LOOPS void layernorm_backward_params(const float *x, const float *mean, const float *rstd, const float *dy, int N,
+                                         int C, int c0, int c1, float *dw, float *db) {
+    pairwise_t sw, sb;
+    float prod[PAIRWISE_TILE];
+    for (int j0 = c0; j0 < c1; j0 += PAIRWISE_TILE) {
+        int width = c1 - j0 < PAIRWISE_TILE ? c1 - j0 : PAIRWISE_TILE;
+        pairwise_init(&sw, width);
+        pairwise_init(&sb, width);
+        for (int n = 0; n < N; n++) {
+            const float *xr = x + (size_t)n * C + j0, *dyr = dy + (size_t)n * C + j0;
+            for (int j = 0; j < width; j++) prod[j] = dyr[j] * ((xr[j] - mean[n]) * rstd[n]);
+            pairwise_add(&sw, prod);
+            pairwise_add(&sb, dyr);
+        }
+        pairwise_finish(&sw, dw + j0);
+        pairwise_finish(&sb, db + j0);
+    }
+}
+
+void layernorm_backward(const float *x, const float *w, const float *mean, const float *rstd, const float *dy, int N,
+                        int C, float *dx, float *dw, float *db) {
+    layernorm_backward_dx(x, w, mean, rstd, dy, N, C, dx);
+    layernorm_backward_params(x, mean, rstd, dy, N, C, 0, C, dw, db);
 }
 
 /* ---- GELU (tanh approximation) ----------------------------------------------------------------
@@ -147,73 +172,79 @@ static inline void axpy_row(int n, float a, const float *restrict x, float *rest
 
 #define ATT_SLICE 64 /* doubles of y_t accumulated at once (on the stack) */
 
-HOT_LOOPS void attention_forward(const float *qkv, int B, int T, int C, int NH, float *att, float *y, float *scratch) {
+HOT_LOOPS void attention_forward_head(const float *qkv, int b, int h, int T, int C, int NH, float *att, float *y,
+                                      float *scratch) {
     int hs = C / NH;
     float scale = 1.0f / sqrtf((float)hs);
     att_scratch_t sc = att_scratch(scratch, T);
-    for (int b = 0; b < B; b++)
-        for (int h = 0; h < NH; h++) {
-            transpose_head(qkv, b, h, 1, T, C, hs, sc.tr);
-            for (int t = 0; t < T; t++) {
-                const float *q = qkv + qkv_at(b, t, 0, h, T, C, hs);
-                float *p = att + (((size_t)b * NH + h) * T + t) * T;
-                dots_with_tr(q, sc.tr, T, hs, t, sc.acc);
-                float pmax = -INFINITY;
-                for (int s = 0; s <= t; s++) {
-                    p[s] = (float)sc.acc[s] * scale;
-                    pmax = fmaxf(pmax, p[s]);
-                }
-                double sum = 0;
-                for (int s = 0; s <= t; s++) {
-                    p[s] = expf(p[s] - pmax);
-                    sum += p[s];
-                }
-                for (int s = 0; s <= t; s++) p[s] = (float)(p[s] / sum);
-                for (int s = t + 1; s < T; s++) p[s] = 0.0f;
-                /* y_t = Σ_s p_s·v_s a row of v at a time (rows are contiguous; the other loop order
-                 * strides 3C floats per term), each y_t[i] still summed over s = 0..t in order, in
-                 * double; heads wider than the accumulator go in slices of it. */
-                float *yr = y + ((size_t)b * T + t) * C + (size_t)h * hs;
-                for (int i0 = 0; i0 < hs; i0 += ATT_SLICE) {
-                    int w = hs - i0 < ATT_SLICE ? hs - i0 : ATT_SLICE;
-                    double acc[ATT_SLICE] = {0};
-                    for (int s = 0; s <= t; s++) {
-                        const float *v = qkv + qkv_at(b, s, 2, h, T, C, hs) + i0;
-                        for (int i = 0; i < w; i++) acc[i] += p[s] * v[i];
-                    }
-                    for (int i = 0; i < w; i++) yr[i0 + i] = (float)acc[i];
-                }
-            }
+    transpose_head(qkv, b, h, 1, T, C, hs, sc.tr);
+    for (int t = 0; t < T; t++) {
+        const float *q = qkv + qkv_at(b, t, 0, h, T, C, hs);
+        float *p = att + (((size_t)b * NH + h) * T + t) * T;
+        dots_with_tr(q, sc.tr, T, hs, t, sc.acc);
+        float pmax = -INFINITY;
+        for (int s = 0; s <= t; s++) {
+            p[s] = (float)sc.acc[s] * scale;
+            pmax = fmaxf(pmax, p[s]);
         }
+        double sum = 0;
+        for (int s = 0; s <= t; s++) {
+            p[s] = expf(p[s] - pmax);
+            sum += p[s];
+        }
+        for (int s = 0; s <= t; s++) p[s] = (float)(p[s] / sum);
+        for (int s = t + 1; s < T; s++) p[s] = 0.0f;
+        /* y_t = Σ_s p_s·v_s a row of v at a time (rows are contiguous; the other loop order
+         * strides 3C floats per term), each y_t[i] still summed over s = 0..t in order, in
+         * double; heads wider than the accumulator go in slices of it. */
+        float *yr = y + ((size_t)b * T + t) * C + (size_t)h * hs;
+        for (int i0 = 0; i0 < hs; i0 += ATT_SLICE) {
+            int w = hs - i0 < ATT_SLICE ? hs - i0 : ATT_SLICE;
+            double acc[ATT_SLICE] = {0};
+            for (int s = 0; s <= t; s++) {
+                const float *v = qkv + qkv_at(b, s, 2, h, T, C, hs) + i0;
+                for (int i = 0; i < w; i++) acc[i] += p[s] * v[i];
+            }
+            for (int i = 0; i < w; i++) yr[i0 + i] = (float)acc[i];
+        }
+    }
 }
 
-HOT_LOOPS void attention_backward(const float *qkv, const float *att, const float *dy, int B, int T, int C, int NH,
-                                  float *dqkv, float *scratch) {
+void attention_forward(const float *qkv, int B, int T, int C, int NH, float *att, float *y, float *scratch) {
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < NH; h++) attention_forward_head(qkv, b, h, T, C, NH, att, y, scratch);
+}
+
+HOT_LOOPS void attention_backward_head(const float *qkv, const float *att, const float *dy, int b, int h, int T, int C,
+                                       int NH, float *dqkv, float *scratch) {
     int hs = C / NH;
     float scale = 1.0f / sqrtf((float)hs);
-    memset(dqkv, 0, (size_t)B * T * 3 * C * sizeof(float));
     att_scratch_t sc = att_scratch(scratch, T);
     float *dp = sc.row; /* dp_s, for s <= t */
-    for (int b = 0; b < B; b++)
-        for (int h = 0; h < NH; h++) {
-            transpose_head(qkv, b, h, 2, T, C, hs, sc.tr);
-            for (int t = 0; t < T; t++) {
-                const float *p = att + (((size_t)b * NH + h) * T + t) * T;
-                const float *dyr = dy + ((size_t)b * T + t) * C + (size_t)h * hs;
-                dots_with_tr(dyr, sc.tr, T, hs, t, sc.acc);
-                double pdp = 0; /* Σ_r p_r·dp_r */
-                for (int s = 0; s <= t; s++) {
-                    axpy_row(hs, p[s], dyr, dqkv + qkv_at(b, s, 2, h, T, C, hs)); /* dv_s */
-                    dp[s] = (float)sc.acc[s];
-                    pdp += p[s] * dp[s];
-                }
-                const float *q = qkv + qkv_at(b, t, 0, h, T, C, hs);
-                float *dq = dqkv + qkv_at(b, t, 0, h, T, C, hs);
-                for (int s = 0; s <= t; s++) {
-                    float ds = p[s] * (dp[s] - (float)pdp) * scale;
-                    axpy_row(hs, ds, qkv + qkv_at(b, s, 1, h, T, C, hs), dq); /* dq_t += ds·k_s */
-                    axpy_row(hs, ds, q, dqkv + qkv_at(b, s, 1, h, T, C, hs)); /* dk_s += ds·q_t */
-                }
-            }
+    transpose_head(qkv, b, h, 2, T, C, hs, sc.tr);
+    for (int t = 0; t < T; t++) {
+        const float *p = att + (((size_t)b * NH + h) * T + t) * T;
+        const float *dyr = dy + ((size_t)b * T + t) * C + (size_t)h * hs;
+        dots_with_tr(dyr, sc.tr, T, hs, t, sc.acc);
+        double pdp = 0; /* Σ_r p_r·dp_r */
+        for (int s = 0; s <= t; s++) {
+            axpy_row(hs, p[s], dyr, dqkv + qkv_at(b, s, 2, h, T, C, hs)); /* dv_s */
+            dp[s] = (float)sc.acc[s];
+            pdp += p[s] * dp[s];
         }
+        const float *q = qkv + qkv_at(b, t, 0, h, T, C, hs);
+        float *dq = dqkv + qkv_at(b, t, 0, h, T, C, hs);
+        for (int s = 0; s <= t; s++) {
+            float ds = p[s] * (dp[s] - (float)pdp) * scale;
+            axpy_row(hs, ds, qkv + qkv_at(b, s, 1, h, T, C, hs), dq); /* dq_t += ds·k_s */
+            axpy_row(hs, ds, q, dqkv + qkv_at(b, s, 1, h, T, C, hs)); /* dk_s += ds·q_t */
+        }
+    }
+}
+
+void attention_backward(const float *qkv, const float *att, const float *dy, int B, int T, int C, int NH, float *dqkv,
+                        float *scratch) {
+    memset(dqkv, 0, (size_t)B * T * 3 * C * sizeof(float));
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < NH; h++) attention_backward_head(qkv, att, dy, b, h, T, C, NH, dqkv, scratch);
 }

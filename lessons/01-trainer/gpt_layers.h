@@ -19,9 +19,16 @@
 #define GPT_LN_EPS 1e-5f
 void layernorm_forward(const float *x, const float *w, const float *b, int N, int C, float *y, float *mean,
                        float *rstd);
-/* ADDS ∂L/∂x into dx (the residual stream's gradient, which already holds the skip path's share). */
+/* ADDS ∂L/∂x into dx (the residual stream's gradient, which already holds the skip path's share);
+ * dw and db accumulate sums over the rows, pairwise (common/pairwise.h). The two halves below are
+ * what it does, apart so that threads can split the first by rows and the second by channels. */
 void layernorm_backward(const float *x, const float *w, const float *mean, const float *rstd, const float *dy, int N,
                         int C, float *dx, float *dw, float *db);
+void layernorm_backward_dx(const float *x, const float *w, const float *mean, const float *rstd, const float *dy, int N,
+                           int C, float *dx);
+/* dw[c] += Σ_n dy·x̂ and db[c] += Σ_n dy for the channels c in [c0, c1). */
+void layernorm_backward_params(const float *x, const float *mean, const float *rstd, const float *dy, int N, int C,
+                               int c0, int c1, float *dw, float *db);
 
 /* GELU, tanh approximation (GPT-2; torch's approximate='tanh'), elementwise over n values:
  *   y = ½·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) */
@@ -43,5 +50,11 @@ void attention_forward(const float *qkv, int B, int T, int C, int NH, float *att
 /* WRITES dqkv [B·T, 3C] from dy [B·T, C]. */
 void attention_backward(const float *qkv, const float *att, const float *dy, int B, int T, int C, int NH, float *dqkv,
                         float *scratch);
+/* What each of the two does for one (sequence b, head h): the pairs share no output (att's and y's
+ * rows and dqkv's channels of head h in sequence b), so threads can take them in any split. The
+ * backward's pair ADDS into its part of dqkv, which attention_backward zeroes first. */
+void attention_forward_head(const float *qkv, int b, int h, int T, int C, int NH, float *att, float *y, float *scratch);
+void attention_backward_head(const float *qkv, const float *att, const float *dy, int b, int h, int T, int C, int NH,
+                             float *dqkv, float *scratch);
 
 #endif

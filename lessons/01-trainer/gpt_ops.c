@@ -7,6 +7,7 @@
 
 #include "gpt_layers.h"
 #include "layers.h"
+#include "pairwise.h"
 #ifdef DPC_HAVE_CUDA
 #include "gpt_kernels.h"
 #include "kernels.h"
@@ -34,38 +35,129 @@
 #define GPU(ops, call) (void)(ops)
 #endif
 
+/* ---- the CPU's threads ------------------------------------------------------------------------
+ * Each op below splits its work over the context's pool (common/pool.h) so that every output element
+ * is computed by gpt_layers.c's own loop, on the same inputs in the same order, whichever thread
+ * runs it: LayerNorm and the cross-entropy by rows, LayerNorm's parameter gradients by channels,
+ * GELU by elements, attention by (sequence, head). The bits are those of one thread. */
+
+typedef struct {
+    const float *x, *w, *b, *mean, *rstd, *dy;
+    int N, C;
+    float *y, *mean_out, *rstd_out, *dx, *dw, *db;
+} ln_job_t;
+
+static void ln_forward_rows(void *ctx, size_t n0, size_t n1, int part) {
+    const ln_job_t *j = ctx;
+    size_t off = n0 * (size_t)j->C;
+    (void)part;
+    layernorm_forward(j->x + off, j->w, j->b, (int)(n1 - n0), j->C, j->y + off, j->mean_out + n0, j->rstd_out + n0);
+}
+
+static void ln_backward_rows(void *ctx, size_t n0, size_t n1, int part) {
+    const ln_job_t *j = ctx;
+    size_t off = n0 * (size_t)j->C;
+    (void)part;
+    layernorm_backward_dx(j->x + off, j->w, j->mean + n0, j->rstd + n0, j->dy + off, (int)(n1 - n0), j->C, j->dx + off);
+}
+
+/* work items are tiles of PAIRWISE_TILE channels, so that no tile is split between threads */
+static void ln_backward_channels(void *ctx, size_t t0, size_t t1, int part) {
+    const ln_job_t *j = ctx;
+    int c1 = (int)t1 * PAIRWISE_TILE;
+    (void)part;
+    layernorm_backward_params(j->x, j->mean, j->rstd, j->dy, j->N, j->C, (int)t0 * PAIRWISE_TILE, c1 < j->C ? c1 : j->C,
+                              j->dw, j->db);
+}
+
+#define ROW_GRAIN  8     /* rows of C channels: at C = 128, about 10 µs of LayerNorm */
+#define ELEM_GRAIN 16384 /* GELU's elements: a part must outweigh waking a thread */
+
 void gpt_ops_layernorm_forward(const ops_t *ops, const float *x, const float *w, const float *b, int N, int C, float *y,
                                float *mean, float *rstd) {
     GPU(ops, gpt_layernorm_forward_cuda(stream, x, w, b, N, C, y, mean, rstd));
-    layernorm_forward(x, w, b, N, C, y, mean, rstd);
+    ln_job_t job = {.x = x, .w = w, .b = b, .N = N, .C = C, .y = y, .mean_out = mean, .rstd_out = rstd};
+    pool_for(ops->pool, (size_t)N, ROW_GRAIN, ln_forward_rows, &job);
 }
 
 void gpt_ops_layernorm_backward(const ops_t *ops, const float *x, const float *w, const float *mean, const float *rstd,
                                 const float *dy, int N, int C, float *dx, float *dw, float *db) {
     GPU(ops, gpt_layernorm_backward_cuda(stream, x, w, mean, rstd, dy, N, C, dx, dw, db));
-    layernorm_backward(x, w, mean, rstd, dy, N, C, dx, dw, db);
+    ln_job_t job = {.x = x, .w = w, .mean = mean, .rstd = rstd, .dy = dy, .N = N, .C = C, .dx = dx, .dw = dw, .db = db};
+    pool_for(ops->pool, (size_t)N, ROW_GRAIN, ln_backward_rows, &job);
+    pool_for(ops->pool, ((size_t)C + PAIRWISE_TILE - 1) / PAIRWISE_TILE, 1, ln_backward_channels, &job);
+}
+
+typedef struct {
+    const float *x, *dy;
+    float *out;
+} gelu_job_t;
+
+static void gelu_forward_part(void *ctx, size_t i0, size_t i1, int part) {
+    const gelu_job_t *j = ctx;
+    (void)part;
+    gelu_forward(j->x + i0, j->out + i0, i1 - i0);
+}
+
+static void gelu_backward_part(void *ctx, size_t i0, size_t i1, int part) {
+    const gelu_job_t *j = ctx;
+    (void)part;
+    gelu_backward(j->x + i0, j->dy + i0, j->out + i0, i1 - i0);
 }
 
 void gpt_ops_gelu_forward(const ops_t *ops, const float *x, float *y, size_t n) {
     GPU(ops, gpt_gelu_forward_cuda(stream, x, y, n));
-    gelu_forward(x, y, n);
+    gelu_job_t job = {x, NULL, y};
+    pool_for(ops->pool, n, ELEM_GRAIN, gelu_forward_part, &job);
 }
 
 void gpt_ops_gelu_backward(const ops_t *ops, const float *x, const float *dy, float *dx, size_t n) {
     GPU(ops, gpt_gelu_backward_cuda(stream, x, dy, dx, n));
-    gelu_backward(x, dy, dx, n);
+    gelu_job_t job = {x, dy, dx};
+    pool_for(ops->pool, n, ELEM_GRAIN, gelu_backward_part, &job);
+}
+
+/* Each part has its own scratch, an even number of floats apart (it holds doubles). */
+static size_t scratch_stride(int T, int C, int NH) { return (attention_scratch_floats(T, C, NH) + 1) & ~(size_t)1; }
+
+size_t gpt_ops_attention_scratch_floats(const ops_t *ops, int T, int C, int NH) {
+    return scratch_stride(T, C, NH) * (size_t)pool_threads(ops->pool);
+}
+
+typedef struct {
+    const float *qkv, *att_in, *dy;
+    int T, C, NH;
+    float *att, *y, *dqkv, *scratch;
+} att_job_t;
+
+static void att_forward_heads(void *ctx, size_t p0, size_t p1, int part) {
+    const att_job_t *j = ctx;
+    float *scratch = j->scratch + (size_t)part * scratch_stride(j->T, j->C, j->NH);
+    for (size_t p = p0; p < p1; p++)
+        attention_forward_head(j->qkv, (int)(p / j->NH), (int)(p % j->NH), j->T, j->C, j->NH, j->att, j->y, scratch);
+}
+
+static void att_backward_heads(void *ctx, size_t p0, size_t p1, int part) {
+    const att_job_t *j = ctx;
+    float *scratch = j->scratch + (size_t)part * scratch_stride(j->T, j->C, j->NH);
+    for (size_t p = p0; p < p1; p++)
+        attention_backward_head(j->qkv, j->att_in, j->dy, (int)(p / j->NH), (int)(p % j->NH), j->T, j->C, j->NH,
+                                j->dqkv, scratch);
 }
 
 void gpt_ops_attention_forward(const ops_t *ops, const float *qkv, int B, int T, int C, int NH, float *att, float *y,
                                float *scratch) {
     GPU(ops, gpt_attention_forward_cuda(stream, qkv, B, T, C, NH, att, y));
-    attention_forward(qkv, B, T, C, NH, att, y, scratch);
+    att_job_t job = {.qkv = qkv, .T = T, .C = C, .NH = NH, .att = att, .y = y, .scratch = scratch};
+    pool_for(ops->pool, (size_t)B * NH, 1, att_forward_heads, &job);
 }
 
 void gpt_ops_attention_backward(const ops_t *ops, const float *qkv, const float *att, const float *dy, int B, int T,
                                 int C, int NH, float *dqkv, float *scratch) {
     GPU(ops, gpt_attention_backward_cuda(stream, qkv, att, dy, B, T, C, NH, dqkv, scratch));
-    attention_backward(qkv, att, dy, B, T, C, NH, dqkv, scratch);
+    memset(dqkv, 0, (size_t)B * T * 3 * C * sizeof(float));
+    att_job_t job = {.qkv = qkv, .att_in = att, .dy = dy, .T = T, .C = C, .NH = NH, .dqkv = dqkv, .scratch = scratch};
+    pool_for(ops->pool, (size_t)B * NH, 1, att_backward_heads, &job);
 }
 
 static void add_into(float *y, const float *x, size_t n) {
@@ -105,6 +197,39 @@ void gpt_ops_linear_forward(const ops_t *ops, const float *x, const float *w, co
     linear_forward(ops, x, w, b, N, in, out, y);
 }
 
+static void xent_forward_rows(void *ctx, size_t n0, size_t n1, int part) {
+    gpt_t *m = ctx;
+    int V = m->cfg.vocab;
+    (void)part;
+    for (size_t n = n0; n < n1; n++) {
+        m->losses[n] = 0.0f;
+        if (m->targets[n] < 0) continue;
+        size_t row = n * (size_t)V;
+        xent_forward(m->logits + row, m->targets + n, 1, V, m->probs + row, m->losses + n);
+    }
+}
+
+/* d(mean over counted rows)/dlogits: row n's xent_backward on one row gives ∂(its loss), and the
+ * mean over `counted` rows scales it by 1/counted; ignored rows get no gradient */
+typedef struct {
+    gpt_t *m;
+    float scale;
+} xent_backward_job_t;
+
+static void xent_backward_rows(void *ctx, size_t n0, size_t n1, int part) {
+    const xent_backward_job_t *j = ctx;
+    gpt_t *m = j->m;
+    int V = m->cfg.vocab;
+    (void)part;
+    for (size_t n = n0; n < n1; n++) {
+        size_t row = n * (size_t)V;
+        if (m->targets[n] < 0)
+            memset(m->dlogits + row, 0, (size_t)V * sizeof(float));
+        else
+            xent_backward(m->probs + row, m->targets + n, 1, V, j->scale, m->dlogits + row);
+    }
+}
+
 float gpt_ops_cross_entropy_forward(gpt_t *m) {
     int N = m->batch * m->seq, V = m->cfg.vocab;
     double total = 0;
@@ -130,13 +255,11 @@ float gpt_ops_cross_entropy_forward(gpt_t *m) {
         return (float)(total / m->counted);
     }
 #endif
-    /* row by row (xent_forward on one row: its mean is that row's loss), skipping ignored rows */
-    for (int n = 0; n < N; n++) {
-        m->losses[n] = 0.0f;
-        if (m->targets[n] < 0) continue;
-        size_t row = (size_t)n * V;
-        total += xent_forward(m->logits + row, m->targets + n, 1, V, m->probs + row, m->losses + n);
-    }
+    /* row by row (xent_forward on one row: its mean is that row's loss), skipping ignored rows; the
+     * rows on the threads, their losses added here in row order */
+    pool_for(m->ops->pool, (size_t)N, ROW_GRAIN, xent_forward_rows, m);
+    for (int n = 0; n < N; n++)
+        if (m->targets[n] >= 0) total += m->losses[n];
     return m->counted ? (float)(total / m->counted) : 0.0f;
 }
 
@@ -159,13 +282,6 @@ void gpt_ops_cross_entropy_backward(gpt_t *m, float grad_scale) {
         return;
     }
 #endif
-    /* d(mean over counted rows)/dlogits: row n's xent_backward on one row gives ∂(its loss), and the
-     * mean over `counted` rows scales it by 1/counted; ignored rows get no gradient */
-    for (int n = 0; n < N; n++) {
-        size_t row = (size_t)n * V;
-        if (m->targets[n] < 0)
-            memset(m->dlogits + row, 0, (size_t)V * sizeof(float));
-        else
-            xent_backward(m->probs + row, m->targets + n, 1, V, grad_scale / (float)m->counted, m->dlogits + row);
-    }
+    xent_backward_job_t job = {m, grad_scale / (float)m->counted};
+    pool_for(m->ops->pool, (size_t)N, ROW_GRAIN, xent_backward_rows, &job);
 }

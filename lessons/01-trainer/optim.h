@@ -29,6 +29,7 @@ typedef struct {
     int64_t t;        /* steps taken (AdamW's bias-correction counter) */
     float *m, *v;     /* AdamW: first and second moments; SGD: m is the momentum buffer */
     const ops_t *ops; /* where m and v live (NULL: host memory) */
+    pool_t *pool;     /* host memory: the CPU context's threads, which step chunks of elements */
     /* fp16 (grad_scaler.h): optim_step skips a step whose gradient holds an inf or NaN and moves
      * the loss scale; NULL: every step is taken */
     struct grad_scaler *scaler;
