@@ -231,11 +231,12 @@ static void xent_backward_rows(void *ctx, size_t n0, size_t n1, int part) {
 }
 
 float gpt_ops_cross_entropy_forward(gpt_t *m) {
-    int N = m->batch * m->seq, V = m->cfg.vocab;
+    int N = m->batch * m->seq;
     double total = 0;
 #ifdef DPC_HAVE_CUDA
     if (ON_GPU(m->ops)) {
         void *stream = ops_stream(m->ops);
+        int V = m->cfg.vocab;
         if (!m->counted) {
             ops_fill(m->ops, m->losses, 0.0f, (size_t)N);
             return 0.0f;
@@ -264,10 +265,11 @@ float gpt_ops_cross_entropy_forward(gpt_t *m) {
 }
 
 void gpt_ops_cross_entropy_backward(gpt_t *m, float grad_scale) {
-    int N = m->batch * m->seq, V = m->cfg.vocab;
+    int N = m->batch * m->seq;
 #ifdef DPC_HAVE_CUDA
     if (ON_GPU(m->ops)) {
         void *stream = ops_stream(m->ops);
+        int V = m->cfg.vocab;
         if (!m->counted) {
             ops_fill(m->ops, m->dlogits, 0.0f, (size_t)N * V);
             return;
