@@ -36,7 +36,14 @@ ops_t *ops_create(ops_backend_t backend, int threads) {
         ops_cuda_fail();
 #endif
     } else {
+#ifdef __SANITIZE_THREAD__
+        /* OpenBLAS is not instrumented: TSan cannot see its threads hand a GEMM's result back (spin
+         * flags), and would report our next read of it as a race. Under TSan the GEMMs stay on the
+         * calling thread, so that every race it reports is between threads it can see (the pool's). */
+        openblas_set_num_threads(1);
+#else
         openblas_set_num_threads(ops->threads);
+#endif
         ops->pool = pool_create(ops->threads);
     }
     return ops;

@@ -4,8 +4,8 @@
 # communication thread scales buckets with the compute thread's context (pool_for finds it busy and
 # runs inline). Sizes are chosen so that every threaded op really splits at 3 threads: 96 rows x 512
 # hidden = 49,152 tanh elements (3 parts of 16,384), 512 rows of the GPT's LayerNorm and
-# cross-entropy, 32 (sequence, head) pairs, 3 tiles of 64 bias channels and more, and over 49,152
-# parameters for AdamW's chunks.
+# cross-entropy, 32 (sequence, head) pairs, 3 tiles of 64 bias channels and more, and over 3 x 16,384
+# parameters for AdamW's chunks (gpt-mini has 110,400).
 # shellcheck disable=SC2086 # the flag strings are meant to split into words
 . "$(dirname "$0")/lib.sh"
 SOL=$BUILD/solutions
