@@ -36,14 +36,7 @@ ops_t *ops_create(ops_backend_t backend, int threads) {
         ops_cuda_fail();
 #endif
     } else {
-#ifdef __SANITIZE_THREAD__
-        /* OpenBLAS is not instrumented: TSan cannot see its threads hand a GEMM's result back (spin
-         * flags), and would report our next read of it as a race. Under TSan the GEMMs stay on the
-         * calling thread, so that every race it reports is between threads it can see (the pool's). */
-        openblas_set_num_threads(1);
-#else
-        openblas_set_num_threads(ops->threads);
-#endif
+        openblas_set_num_threads(1); /* the pool splits the GEMMs (ops_gemm) */
         ops->pool = pool_create(ops->threads);
     }
     return ops;
@@ -263,6 +256,33 @@ void ops_from_host(const ops_t *ops, float *dst, const float *host, size_t count
     if (dst != host && count) memcpy(dst, host, count * sizeof(float));
 }
 
+/* The pool's threads take blocks of C's rows, each a single-threaded OpenBLAS GEMM of its own: one set
+ * of threads for every op (OpenBLAS's own threads, idle between its calls, spin and yield against
+ * the pool's on every core). A row of C is the same dot products whatever block holds it: rows go
+ * in multiples of GEMM_ROWS, the unroll of OpenBLAS's x86 kernels, so a split never changes which
+ * kernel computes a row (tests/sh/threads.sh holds the bits to one thread's). */
+#define GEMM_ROWS     16
+#define GEMM_MIN_MACS (1u << 20) /* a part's least work: about 50 µs on one core */
+typedef struct {
+    bool transA, transB;
+    int M, N, K;
+    float alpha;
+    const float *A, *B;
+    float beta;
+    float *C;
+} gemm_job_t;
+
+static void gemm_rows(void *ctx, size_t u0, size_t u1, int part) {
+    const gemm_job_t *j = ctx;
+    (void)part;
+    int m0 = (int)u0 * GEMM_ROWS, m1 = (int)u1 * GEMM_ROWS < j->M ? (int)u1 * GEMM_ROWS : j->M;
+    /* A's rows m0.. are its rows ([M, K]) or its columns when transposed ([K, M], leading dimension M) */
+    const float *A = j->transA ? j->A + m0 : j->A + (size_t)m0 * j->K;
+    cblas_sgemm(CblasRowMajor, j->transA ? CblasTrans : CblasNoTrans, j->transB ? CblasTrans : CblasNoTrans, m1 - m0,
+                j->N, j->K, j->alpha, A, j->transA ? j->M : j->K, j->B, j->transB ? j->K : j->N, j->beta,
+                j->C + (size_t)m0 * j->N, j->N);
+}
+
 void ops_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
               const float *B, float beta, float *C) {
     check_dims("ops_gemm", "M, N, K", M, N, K);
@@ -279,8 +299,10 @@ void ops_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, f
         for (size_t i = 0; i < (size_t)M * (size_t)N; i++) C[i] = beta == 0 ? 0.0f : beta * C[i];
         return;
     }
-    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K, alpha,
-                A, transA ? M : K, B, transB ? K : N, beta, C, N);
+    gemm_job_t job = {transA, transB, M, N, K, alpha, A, B, beta, C};
+    size_t units = ((size_t)M + GEMM_ROWS - 1) / GEMM_ROWS;
+    size_t macs_per_unit = (size_t)GEMM_ROWS * (size_t)N * (size_t)K;
+    pool_for(ops->pool, units, (GEMM_MIN_MACS + macs_per_unit - 1) / macs_per_unit, gemm_rows, &job);
 }
 
 size_t ops_gemm_workspace_bytes(const ops_t *ops) {
