@@ -256,31 +256,47 @@ void ops_from_host(const ops_t *ops, float *dst, const float *host, size_t count
     if (dst != host && count) memcpy(dst, host, count * sizeof(float));
 }
 
-/* The pool's threads take blocks of C's rows, each a single-threaded OpenBLAS GEMM of its own: one set
- * of threads for every op (OpenBLAS's own threads, idle between its calls, spin and yield against
- * the pool's on every core). A row of C is the same dot products whatever block holds it: rows go
- * in multiples of GEMM_ROWS, the unroll of OpenBLAS's x86 kernels, so a split never changes which
- * kernel computes a row (tests/sh/threads.sh holds the bits to one thread's). */
-#define GEMM_ROWS     16
-#define GEMM_MIN_MACS (1u << 20) /* a part's least work: about 50 µs on one core */
+/* The pool's threads take blocks of C, each a single-threaded OpenBLAS GEMM of its own: one set of
+ * threads for every op (OpenBLAS's own threads, idle between its calls, spin and yield against the
+ * pool's on every core). Blocks are rows of C, or columns where C has fewer rows than columns (a
+ * batch of 64 against a 2048-wide layer: split by rows, every thread would read all of the weight).
+ * An element of C is the same dot product whatever block holds it: blocks go in multiples of
+ * GEMM_UNIT rows or columns, a multiple of the unrolls of OpenBLAS's x86 kernels, so a split never
+ * changes which kernel computes an element (tests/sh/threads.sh holds the bits to one thread's). */
+/* A part's least work, about 100 µs on one core; and more than the largest GEMM OpenBLAS gives its
+ * small-matrix kernels (M·N·K <= 100³ on x86), which add in another order: every part of a split
+ * GEMM, like the whole, goes through the same large kernels. The last unit takes the ragged rest. */
+#define GEMM_UNIT     16
+#define GEMM_MIN_MACS (1u << 21)
 typedef struct {
-    bool transA, transB;
+    bool transA, transB, by_cols;
     int M, N, K;
+    size_t units;
     float alpha;
     const float *A, *B;
     float beta;
     float *C;
 } gemm_job_t;
 
-static void gemm_rows(void *ctx, size_t u0, size_t u1, int part) {
+static void gemm_block(void *ctx, size_t u0, size_t u1, int part) {
     const gemm_job_t *j = ctx;
     (void)part;
-    int m0 = (int)u0 * GEMM_ROWS, m1 = (int)u1 * GEMM_ROWS < j->M ? (int)u1 * GEMM_ROWS : j->M;
-    /* A's rows m0.. are its rows ([M, K]) or its columns when transposed ([K, M], leading dimension M) */
-    const float *A = j->transA ? j->A + m0 : j->A + (size_t)m0 * j->K;
-    cblas_sgemm(CblasRowMajor, j->transA ? CblasTrans : CblasNoTrans, j->transB ? CblasTrans : CblasNoTrans, m1 - m0,
-                j->N, j->K, j->alpha, A, j->transA ? j->M : j->K, j->B, j->transB ? j->K : j->N, j->beta,
-                j->C + (size_t)m0 * j->N, j->N);
+    int lda = j->transA ? j->M : j->K, ldb = j->transB ? j->K : j->N, extent = j->by_cols ? j->N : j->M;
+    int i0 = (int)u0 * GEMM_UNIT, i1 = u1 == j->units ? extent : (int)u1 * GEMM_UNIT;
+    const float *A = j->A, *B = j->B;
+    float *C = j->C;
+    int M = j->M, N = j->N;
+    if (j->by_cols) { /* columns i0..i1 of C: B's columns ([K, N]) or rows when transposed ([N, K]) */
+        B += j->transB ? (size_t)i0 * j->K : (size_t)i0;
+        C += i0;
+        N = i1 - i0;
+    } else { /* rows i0..i1 of C: A's rows ([M, K]) or columns when transposed ([K, M]) */
+        A += j->transA ? (size_t)i0 : (size_t)i0 * j->K;
+        C += (size_t)i0 * j->N;
+        M = i1 - i0;
+    }
+    cblas_sgemm(CblasRowMajor, j->transA ? CblasTrans : CblasNoTrans, j->transB ? CblasTrans : CblasNoTrans, M, N, j->K,
+                j->alpha, A, lda, B, ldb, j->beta, C, j->N);
 }
 
 void ops_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, float alpha, const float *A,
@@ -299,10 +315,11 @@ void ops_gemm(const ops_t *ops, bool transA, bool transB, int M, int N, int K, f
         for (size_t i = 0; i < (size_t)M * (size_t)N; i++) C[i] = beta == 0 ? 0.0f : beta * C[i];
         return;
     }
-    gemm_job_t job = {transA, transB, M, N, K, alpha, A, B, beta, C};
-    size_t units = ((size_t)M + GEMM_ROWS - 1) / GEMM_ROWS;
-    size_t macs_per_unit = (size_t)GEMM_ROWS * (size_t)N * (size_t)K;
-    pool_for(ops->pool, units, (GEMM_MIN_MACS + macs_per_unit - 1) / macs_per_unit, gemm_rows, &job);
+    bool by_cols = M < N;
+    size_t extent = (size_t)(by_cols ? N : M), across = (size_t)(by_cols ? M : N);
+    size_t units = extent / GEMM_UNIT ? extent / GEMM_UNIT : 1, macs_per_unit = GEMM_UNIT * across * (size_t)K;
+    gemm_job_t job = {transA, transB, by_cols, M, N, K, units, alpha, A, B, beta, C};
+    pool_for(ops->pool, units, (GEMM_MIN_MACS + macs_per_unit - 1) / macs_per_unit, gemm_block, &job);
 }
 
 size_t ops_gemm_workspace_bytes(const ops_t *ops) {

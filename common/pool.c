@@ -103,7 +103,7 @@ int pool_threads(const pool_t *pool) { return pool ? pool->threads : 1; }
 void pool_for(pool_t *pool, size_t n, size_t grain, pool_fn fn, void *ctx) {
     if (n == 0) return;
     if (grain == 0) grain = 1;
-    size_t most = (n + grain - 1) / grain;
+    size_t most = n / grain ? n / grain : 1; /* every part at least grain items */
     int parts = pool && most < (size_t)pool->threads ? (int)most : pool_threads(pool);
     if (parts <= 1 || pthread_mutex_trylock(&pool->busy) != 0) {
         /* alone, or the pool is another thread's now: the same parts, in order, on this thread */

@@ -32,8 +32,9 @@ pool_t *pool_create(int threads);
 void pool_destroy(pool_t *pool);
 int pool_threads(const pool_t *pool); /* 1 for NULL */
 
-/* Runs fn over [0, n) in parts of at least `grain` items (grain 0 counts as 1): parts =
- * min(threads, ceil(n / grain)), part i holding [n·i/parts, n·(i+1)/parts). */
+/* Runs fn over [0, n) in parts of at least `grain` items (grain 0 counts as 1; fewer than 2·grain
+ * items make one part): parts = min(threads, max(1, floor(n / grain))), part i holding
+ * [n·i/parts, n·(i+1)/parts). */
 void pool_for(pool_t *pool, size_t n, size_t grain, pool_fn fn, void *ctx);
 
 #ifdef __cplusplus

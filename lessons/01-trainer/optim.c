@@ -129,10 +129,23 @@ double clip_grad_norm_ops(const ops_t *ops, float *grads, size_t n, double max_n
     return clip_grad_norm_from_sumsq(ops, grads, n, max_norm, ops_sumsq(ops, grads, n));
 }
 
+/* Σ g² in double, in SUMSQ_LANES interleaved sums (lane l takes elements l, l + LANES, ...) added
+ * at the end in lane order: an order fixed by n alone, which the compiler can make vector
+ * instructions of (one running sum is a chain of dependent adds it cannot). */
+#define SUMSQ_LANES 8
+static double sumsq_lanes(const float *g, size_t n) {
+    double lane[SUMSQ_LANES] = {0};
+    size_t i = 0;
+    for (; i + SUMSQ_LANES <= n; i += SUMSQ_LANES)
+        for (int l = 0; l < SUMSQ_LANES; l++) lane[l] += (double)g[i + l] * g[i + l];
+    for (; i < n; i++) lane[i % SUMSQ_LANES] += (double)g[i] * g[i];
+    double s = 0;
+    for (int l = 0; l < SUMSQ_LANES; l++) s += lane[l];
+    return s;
+}
+
 double clip_grad_norm(float *grads, size_t n, double max_norm) {
-    double sumsq = 0;
-    for (size_t i = 0; i < n; i++) sumsq += (double)grads[i] * grads[i];
-    double norm = sqrt(sumsq);
+    double norm = sqrt(sumsq_lanes(grads, n));
     if (max_norm > 0) {
         float c = clip_coef(norm, max_norm);
         for (size_t i = 0; i < n; i++) grads[i] *= c;

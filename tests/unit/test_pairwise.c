@@ -3,7 +3,7 @@
  *   - a pool that another thread is using runs the caller's parts inline;
  *   - the CPU's tile of columns adds exactly as pairwise1_t does (the GPU kernels' layout), for row
  *     counts around every block and level boundary and widths across a tile;
- *   - ops_colsum_acc gives the same bits at 1, 2 and 3 threads;
+ *   - ops_colsum_acc and ops_gemm give the same bits at 1, 2 and 3 threads;
  *   - on a bias gradient of 65,536 rows, the pairwise sum's error against float64 is a small part of
  *     a running float32 sum's (it prints both). */
 #include "testutil.h"
@@ -47,7 +47,7 @@ static void pool_covers_once(void **state) {
             size_t n = counts[k];
             pool_for(pool, n, grain, cover, &c);
             for (size_t i = 0; i < n; i++) assert_int_equal(atomic_load(&c.hits[i]), 1);
-            size_t want = (n + grain - 1) / grain < 3 ? (n + grain - 1) / grain : 3;
+            size_t want = n / grain == 0 ? 1 : n / grain < 3 ? n / grain : 3;
             assert_int_equal(atomic_load(&c.calls), (int)want);
             for (size_t p = 0; p < want; p++) { /* the split is a function of n and the parts alone */
                 assert_int_equal(c.begin[p], n * p / want);
@@ -151,6 +151,34 @@ static void colsum_same_bits_any_threads(void **state) {
     free(x);
 }
 
+/* ops_gemm split by the pool (blocks of rows, or of columns when C is wide) against one thread, for the
+ * four transposes, over shapes that split either way, with ragged edges, and that stay whole. */
+static void gemm_same_bits_any_threads(void **state) {
+    (void)state;
+    const int shapes[][3] = {{64, 1024, 768}, {64, 27, 1024}, {512, 768, 256}, {256, 256, 512},
+                             {33, 700, 65},   {1000, 48, 64}, {7, 5, 3},       {129, 2049, 96}};
+    ops_t *ops[3];
+    for (int t = 0; t < 3; t++) ops[t] = ops_create(OPS_CPU, t + 1);
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++)
+        for (int tr = 0; tr < 4; tr++) {
+            int M = shapes[k][0], N = shapes[k][1], K = shapes[k][2];
+            float *A = random_rows(M, K, 21 + k, 0.0f, 1.0f), *B = random_rows(K, N, 31 + k, 0.0f, 1.0f);
+            float *C[3];
+            for (int t = 0; t < 3; t++) {
+                C[t] = random_rows(M, N, 41 + k, 0.0f, 1.0f); /* beta = 0.5: C is read too */
+                ops_gemm(ops[t], tr & 1, tr & 2, M, N, K, 0.75f, A, B, 0.5f, C[t]);
+            }
+            for (int t = 1; t < 3; t++)
+                if (memcmp(C[0], C[t], (size_t)M * N * sizeof(float)) != 0)
+                    fail_msg("ops_gemm M %d N %d K %d transA %d transB %d: %d threads differ from 1", M, N, K, tr & 1,
+                             !!(tr & 2), t + 1);
+            for (int t = 0; t < 3; t++) free(C[t]);
+            free(A);
+            free(B);
+        }
+    for (int t = 0; t < 3; t++) ops_destroy(ops[t]);
+}
+
 /* A bias gradient: the column sums of dy over the rows of a batch. Its terms share a sign more often
  * than not (a mean beside the noise), so a running float32 sum grows and rounds every new term
  * against a large accumulator. */
@@ -185,11 +213,9 @@ static void pairwise_error_against_float64(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(pool_covers_once),
-        cmocka_unit_test(busy_pool_runs_inline),
-        cmocka_unit_test(tile_matches_one_column),
-        cmocka_unit_test(colsum_same_bits_any_threads),
-        cmocka_unit_test(pairwise_error_against_float64),
+        cmocka_unit_test(pool_covers_once),           cmocka_unit_test(busy_pool_runs_inline),
+        cmocka_unit_test(tile_matches_one_column),    cmocka_unit_test(colsum_same_bits_any_threads),
+        cmocka_unit_test(gemm_same_bits_any_threads), cmocka_unit_test(pairwise_error_against_float64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
