@@ -19,7 +19,7 @@
 # Returns 1 when FN failed or a number is missing.
 pairs() {
     p_n=${BENCH_PAIRS:-5} p_i=0 p_rc=0
-    echo "== $1: $p_n pairs, each the course then its baseline =="
+    echo "== $1: $p_n pair(s), each the course then its baseline =="
     printf '# pair\tload_before\tload_after\tcomparison\tcourse\tbaseline\tcourse/baseline\n' >"$3"
     while [ "$p_i" -lt "$p_n" ]; do
         p_i=$((p_i + 1))
