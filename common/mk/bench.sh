@@ -123,9 +123,12 @@ after_table "$OUT/ddp_buckets.tsv" "$l0"
 echo
 GT=lessons/01-trainer/gpt_torch.py
 PYTHON=${PYTHON:-python3}
-if "$PYTHON" -c 'import torch' >/dev/null 2>&1; then torch=1; else
+# torch's fused AdamW runs on the CPU from PyTorch 2.4
+if "$PYTHON" -c 'import torch; torch.optim.AdamW([torch.zeros(1, requires_grad=True)], fused=True)' >/dev/null 2>&1; then
+    torch=1
+else
     torch=0
-    echo "PyTorch comparison skipped: $PYTHON cannot import torch (not a course dependency; PYTHON=/path/to/python make bench picks another interpreter); the course's speed alone:"
+    echo "PyTorch comparison skipped: $PYTHON cannot import torch 2.4 or later (not a course dependency; PYTHON=/path/to/python make bench picks another interpreter); the course's speed alone:"
 fi
 SA="--warmup 3 --steps ${BENCH_SPEED_STEPS:-10}"
 tps() { sed -n 's/^tokens_per_s \([0-9.]*\).*/\1/p'; }

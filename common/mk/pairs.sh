@@ -16,10 +16,25 @@
 #       when a load reading during its pairs exceeded the cores (BENCH_ANY_LOAD=1 reports it anyway);
 #   LABEL: 1.02x from 1 pair: not a measurement (too few pairs; make bench runs 5)
 #       under 5 pairs (BENCH_QUICK=1 runs 1), a ratio that one slow run can decide.
+# Before the first pair, while the load is over the cores, it waits (BENCH_SETTLE_S seconds at most).
 # Returns 1 when FN failed or a number is missing.
 pairs() {
     p_n=${BENCH_PAIRS:-5} p_i=0 p_rc=0
+    case $p_n in '' | *[!0-9]* | 0)
+        echo "BENCH_PAIRS=$p_n: give a number of pairs, 1 or more (5 or more for a measurement)"
+        return 1 ;;
+    esac
     echo "== $1: $p_n pair(s), each the course then its baseline =="
+    # The 1-minute load average remembers the bench's own heavier parts (4 ranks on 2 cores) for tens
+    # of seconds after they end: wait for it to fall to the cores (up to BENCH_SETTLE_S, 60) rather
+    # than refuse a ratio over load that no longer runs.
+    p_w=0
+    while [ "$p_w" -lt "${BENCH_SETTLE_S:-60}" ] && p_l=$(load_now) &&
+        awk -v l="$p_l" -v c="$(load_cores)" 'BEGIN { exit !(l != "?" && c != "?" && l + 0 > c + 0) }'; do
+        [ "$p_w" = 0 ] && echo "waiting up to ${BENCH_SETTLE_S:-60} s for the load ($p_l) to fall to the $(load_cores) cores"
+        sleep 5
+        p_w=$((p_w + 5))
+    done
     printf '# pair\tload_before\tload_after\tcomparison\tcourse\tbaseline\tcourse/baseline\n' >"$3"
     while [ "$p_i" -lt "$p_n" ]; do
         p_i=$((p_i + 1))

@@ -13,6 +13,8 @@ next_of() {
     sed -n "${i}p" "$TMP/$1"
 }
 load_cores() { echo 2; }
+sleep() { :; }         # the wait for the load to settle, made instant
+export BENCH_SETTLE_S=0 # no wait but where a check asks for one
 load_now() { next_of loads; }
 # course 30, 10, 50, 20, 40 against 10: ratios 3, 1, 5, 2, 4 (median 3 only once sorted)
 fake_pair() { printf 'fake model\t%s\t10\n' "$(next_of course)"; }
@@ -45,6 +47,11 @@ fi
 BENCH_ANY_LOAD=1 run forced 0.10 0.50 0.50 2.40 0.30 0.20 0.20 0.60 0.60 0.90
 check forced "fake model: median 3.00x, spread (min-max) 1.00-5.00x over 5 pairs, load 0.10-2.40 on 2 cores (over the cores: BENCH_ANY_LOAD=1)"
 
+# the load over the cores before the first pair, then under them: a wait, then a ratio
+BENCH_SETTLE_S=60 run settled 3.00 2.50 1.00 0.10 0.50 0.50 0.40 0.30 0.20 0.20 0.60 0.60 1.90
+check settled "fake model: median 3.00x, spread (min-max) 1.00-5.00x over 5 pairs, load 0.10-1.90 on 2 cores"
+check settled "waiting up to 60 s for the load (3.00) to fall to the 2 cores"
+
 BENCH_PAIRS=1 run quick 0.10 0.20
 check quick "fake model: 3.00x from 1 pair: not a measurement (too few pairs; make bench runs 5)"
 
@@ -53,4 +60,10 @@ if run missing 0.1 0.1 0.1 0.1 0.1 0.1 0.1 0.1 0.1 0.1; then
     fail "pairs, missing: a pair without the course's number returned 0"
 else
     check missing "fake model: 2.50x from 4 pairs: not a measurement (too few pairs; make bench runs 5)"
+fi
+
+if BENCH_PAIRS=five pairs "test" fake_pair "$TMP/bad.tsv" >"$TMP/bad" 2>&1; then
+    fail "pairs, BENCH_PAIRS=five: returned 0"
+else
+    check bad "BENCH_PAIRS=five: give a number of pairs, 1 or more (5 or more for a measurement)"
 fi
