@@ -22,18 +22,21 @@
 #                                       loss and gradients (lessons/01-trainer/gpt_torch.py)
 # A comparison is a median of 5 pairs, the course then its baseline, with the min-max of the pairs'
 # ratios and the load before and after each pair; when the load exceeded the cores during its pairs
-# it prints the pairs but no ratio (BENCH_ANY_LOAD=1 prints one anyway). Every other table and plot
+# it prints the pairs but no ratio (BENCH_ANY_LOAD=1 prints one anyway); before its first pair it
+# waits up to BENCH_SETTLE_S (60) seconds for the load to fall to the cores. Every other table and plot
 # says the load before and after it, and every TSV ends with it (common/mk/load.sh).
+# Measured: 12.5 minutes on 2 shared cores at load 2-8, PyTorch installed, without the waits (each of
+# the 7 comparisons may add up to BENCH_SETTLE_S on a busy machine).
 # BENCH_END=64M BENCH_FACTOR=4 BENCH_NPS="2 3 4" change the sweep; BENCH_PAIRS (5) the pairs;
-# BENCH_MODELS ("mlp-default mlp-large gpt-small"; empty: none), BENCH_SPEED_THREADS ("1 2") and
+# BENCH_MODELS ("mlp-default mlp-large gpt-small": mlp-PRESET is train --preset PRESET; empty: none), BENCH_SPEED_THREADS ("1 2") and
 # BENCH_SPEED_STEPS (10) the speed comparisons. Exit status 1 if any result was wrong or missing.
 # BENCH_QUICK=1 make bench: the short form (for tests): every part, and every file above but
 # allreduce_np{3,4}.tsv, on 2 ranks up to 1 MiB, one bucket cap, 2 DDP steps, ONE pair per comparison
-# (its ratio says it is no measurement), the default MLP and gpt-small, 1 step, one thread —
-# BENCH_NPS=2 BENCH_END=1M BENCH_FACTOR=4 BENCH_CAPS=1 BENCH_DDP_STEPS=2 BENCH_PAIRS=1
-# BENCH_MODELS="mlp-default gpt-small" BENCH_SPEED_STEPS=1 BENCH_SPEED_THREADS=1, each of which, given,
-# still wins.
-# Each program (bench_allreduce, train_ddp, bench_gpt) is your lesson's build where the lesson is
+# (its ratio says it is no measurement) with no wait for the load, the default MLP and gpt-small,
+# 1 step, one thread — BENCH_NPS=2 BENCH_END=1M BENCH_FACTOR=4 BENCH_CAPS=1 BENCH_DDP_STEPS=2
+# BENCH_PAIRS=1 BENCH_SETTLE_S=0 BENCH_MODELS="mlp-default gpt-small" BENCH_SPEED_STEPS=1
+# BENCH_SPEED_THREADS=1, each of which, given, still wins. About 6 s on 2 cores, 30 s with PyTorch.
+# Each program (bench_allreduce, train_ddp, bench_gpt, bench_mlp) is your lesson's build where the lesson is
 # yours (no DP_TODO() left in its files), else the reference's: the bench says which on stderr
 # (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side). The build is ${O:-build}.
 set -u
@@ -41,7 +44,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
     : "${BENCH_NPS:=2}" "${BENCH_END:=1M}" "${BENCH_FACTOR:=4}" "${BENCH_CAPS:=1}" "${BENCH_DDP_STEPS:=2}" \
-        "${BENCH_PAIRS:=1}" "${BENCH_MODELS=mlp-default gpt-small}" "${BENCH_SPEED_STEPS:=1}" "${BENCH_SPEED_THREADS:=1}"
+        "${BENCH_PAIRS:=1}" "${BENCH_SETTLE_S:=0}" "${BENCH_MODELS=mlp-default gpt-small}" "${BENCH_SPEED_STEPS:=1}" "${BENCH_SPEED_THREADS:=1}"
 fi
 OUT=${BENCH_OUT:-out/bench}
 mkdir -p "$OUT"
