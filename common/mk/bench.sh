@@ -28,17 +28,18 @@
 # Measured: 12.5 minutes on 2 shared cores at load 2-8, PyTorch installed, without the waits (each of
 # the 7 comparisons may add up to BENCH_SETTLE_S on a busy machine).
 # BENCH_END=64M BENCH_FACTOR=4 BENCH_NPS="2 3 4" change the sweep; BENCH_PAIRS (5) the pairs;
-# BENCH_MODELS ("mlp-default mlp-large gpt-small": mlp-PRESET is train --preset PRESET; empty: none), BENCH_SPEED_THREADS ("1 2") and
-# BENCH_SPEED_STEPS (10) the speed comparisons. Exit status 1 if any result was wrong or missing.
+# BENCH_MODELS ("mlp-default mlp-large gpt-small"; mlp-PRESET is train --preset PRESET; empty: none),
+# BENCH_SPEED_THREADS ("1 2") and BENCH_SPEED_STEPS (10) the speed comparisons. Exit status 1 if any
+# result was wrong or missing.
 # BENCH_QUICK=1 make bench: the short form (for tests): every part, and every file above but
 # allreduce_np{3,4}.tsv, on 2 ranks up to 1 MiB, one bucket cap, 2 DDP steps, ONE pair per comparison
 # (its ratio says it is no measurement) with no wait for the load, the default MLP and gpt-small,
 # 1 step, one thread — BENCH_NPS=2 BENCH_END=1M BENCH_FACTOR=4 BENCH_CAPS=1 BENCH_DDP_STEPS=2
 # BENCH_PAIRS=1 BENCH_SETTLE_S=0 BENCH_MODELS="mlp-default gpt-small" BENCH_SPEED_STEPS=1
 # BENCH_SPEED_THREADS=1, each of which, given, still wins. About 6 s on 2 cores, 30 s with PyTorch.
-# Each program (bench_allreduce, train_ddp, bench_gpt, bench_mlp) is your lesson's build where the lesson is
-# yours (no DP_TODO() left in its files), else the reference's: the bench says which on stderr
-# (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side). The build is ${O:-build}.
+# Each program (bench_allreduce, train_ddp, bench_gpt, bench_mlp) is your lesson's build where the
+# lesson is yours (no DP_TODO() left in its files), else the reference's: the bench says which on
+# stderr (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side). The build is ${O:-build}.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
