@@ -178,7 +178,7 @@ def bench(args):
     torch.manual_seed(args.seed)
     if args.model == "mlp":
         # the sizes bench_mlp prints ("vocab=27 context=16 ..."), so that the presets have one home
-        sizes = {k: int(v) for k, v in (kv.split("=") for kv in args.mlp.split())}
+        sizes = args.mlp
         model = MLPLM(**sizes)
         tok = torch.randint(sizes["vocab"], (args.batch, sizes["context"]))
         tgt = torch.randint(sizes["vocab"], (args.batch,))
@@ -273,6 +273,14 @@ def main():
     args = ap.parse_args()
     if args.cmd == "bench" and (args.model == "mlp") != bool(args.mlp):
         ap.error("--mlp SIZES goes with --model mlp, and --model mlp needs it (bench_mlp prints the sizes)")
+    if args.cmd == "bench" and args.mlp:
+        want = ["vocab", "context", "embed", "hidden", "layers"]
+        try:
+            args.mlp = {k: int(v) for k, v in (kv.split("=") for kv in args.mlp.split())}
+        except ValueError:
+            args.mlp = {}
+        if sorted(args.mlp) != sorted(want) or min(args.mlp.values()) < 1:
+            ap.error(f"--mlp takes {' '.join(k + '=N' for k in want)}, each N >= 1, as bench_mlp prints them")
     return bench(args) if args.cmd == "bench" else parity(args)
 
 
