@@ -24,6 +24,10 @@ pairs() {
         echo "BENCH_PAIRS=$p_n: give a number of pairs, 1 or more (5 or more for a measurement)"
         return 1 ;;
     esac
+    case ${BENCH_SETTLE_S:-60} in *[!0-9]*)
+        echo "BENCH_SETTLE_S=$BENCH_SETTLE_S: give the seconds to wait for the load, 0 or more"
+        return 1 ;;
+    esac
     echo "== $1: $p_n pair(s), each the course then its baseline =="
     # The 1-minute load average remembers the bench's own heavier parts (4 ranks on 2 cores) for tens
     # of seconds after they end: wait for it to fall to the cores (up to BENCH_SETTLE_S, 60) rather

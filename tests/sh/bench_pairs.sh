@@ -67,3 +67,8 @@ if BENCH_PAIRS=five pairs "test" fake_pair "$TMP/bad.tsv" >"$TMP/bad" 2>&1; then
 else
     check bad "BENCH_PAIRS=five: give a number of pairs, 1 or more (5 or more for a measurement)"
 fi
+if BENCH_SETTLE_S=1m pairs "test" fake_pair "$TMP/bad.tsv" >"$TMP/bad2" 2>&1; then
+    fail "pairs, BENCH_SETTLE_S=1m: returned 0"
+else
+    check bad2 "BENCH_SETTLE_S=1m: give the seconds to wait for the load, 0 or more"
+fi
