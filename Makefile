@@ -9,8 +9,9 @@
 #   make test-release  a student release tested whole: every lesson self-graded, solutions/ hidden
 #   make grade LESSON=01      grade your lessons/ (see grading/README.md)
 #   make quiz       build grading/quiz NN, the lessons' self-check quizzes (make test-quiz tests them)
-#   make bench      benchmarks (ratios against library baselines measured in the same run)
-#                   BENCH_QUICK=1: the short form (about 10 s). The labs, bench and demo run your
+#   make bench      benchmarks: ratios against baselines run alternately in the same run (5 pairs: the
+#                   median and its spread, no ratio on a loaded machine; BENCH_ANY_LOAD=1 forces one)
+#                   BENCH_QUICK=1: the short form (about 10 s, one pair: no measurement). The labs, bench and demo run your
 #                   lessons' code once no DP_TODO() is left in them, else the reference (they say which);
 #                   LAB_STACK=reference|own forces one side (common/mk/lab_build.sh)
 #   make stragglers lesson 10's straggler lab: DDP's step under seeded jitter on 1-8 ranks vs the model
@@ -424,7 +425,7 @@ help:
 demo-run: all $(DATASET) $(CORPUS)
 	@sh common/mk/demo.sh
 
-# Benchmarks (see common/mk/bench.sh): ratios against baselines measured in the same run.
+# Benchmarks (see common/mk/bench.sh): ratios against baselines run alternately in the same run.
 bench: all
 	@sh common/mk/bench.sh
 

@@ -9,28 +9,43 @@
 #                                       the emulated link's peak β drawn on its panel
 #   out/bench/ddp_buckets.tsv, .png     DDP step time against bucket_cap_mb, overlap on and off, on 2
 #                                       ranks over the emulated nvlink preset (lesson 05)
-#   out/bench/gpt_speed.tsv             GPT training tokens/s (gpt-small, lesson 01's CPU reference) at
-#                                       1 and 2 threads, and PyTorch's on the same model and work when
-#                                       $PYTHON (default python3) imports torch: PyTorch is not a course
-#                                       dependency, so without it the comparison is one line saying so.
-#                                       Then the parity of loss and gradients (lessons/01-trainer/gpt_torch.py)
-# Every table and plot says the machine's load average before and after its measurement, and every
-# TSV ends with it as a comment (common/mk/load.sh): on shared cores the load can decide a timing.
-# BENCH_END=64M BENCH_FACTOR=4 BENCH_NPS="2 3 4" change the sweep; BENCH_GPT_STEPS (10) and
-# BENCH_GPT_THREADS ("1 2") the GPT's. Exit status 1 if any result was wrong.
-# BENCH_QUICK=1 make bench: the short form (about 10 s on 2 cores; for tests): every part, and every
-# file above but allreduce_np{3,4}.tsv, on 2 ranks up to 1 MiB, one bucket cap, 2 DDP steps, one GPT
-# step on one thread — BENCH_NPS=2 BENCH_END=1M BENCH_FACTOR=4 BENCH_CAPS=1 BENCH_DDP_STEPS=2
-# BENCH_GPT_STEPS=1 BENCH_GPT_THREADS=1, each of which, given, still wins.
-# Each program (bench_allreduce, train_ddp, bench_gpt) is your lesson's build where the lesson is
-# yours (no DP_TODO() left in its files), else the reference's: the bench says which on stderr
-# (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side). The build is ${O:-build}.
+#   out/bench/ring_vs_lib.tsv           the ring against MPI_Allreduce on 2 ranks from 1 MiB, in pairs
+#                                       (common/mk/pairs.sh): 5 runs of bench_allreduce --algos ring,lib,
+#                                       which times the ring, then the library, at each size
+#   out/bench/speed_MODEL_Nt.tsv        training speed against PyTorch, in pairs, when $PYTHON (default
+#                                       python3) imports torch: lesson 01's MLP (the trainer's default
+#                                       and large presets, batch 64: bench_mlp) and gpt-small (batch 4x128:
+#                                       bench_gpt) against the same model and work in gpt_torch.py, with
+#                                       torch's default AdamW and its fused one, at 1 and 2 threads. PyTorch
+#                                       is not a course dependency: without it, one line says so and the
+#                                       course's numbers are printed alone. Then the parity of the GPT's
+#                                       loss and gradients (lessons/01-trainer/gpt_torch.py)
+# A comparison is a median of 5 pairs, the course then its baseline, with the min-max of the pairs'
+# ratios and the load before and after each pair; when the load exceeded the cores during its pairs
+# it prints the pairs but no ratio (BENCH_ANY_LOAD=1 prints one anyway); before its first pair it
+# waits up to BENCH_SETTLE_S (60) seconds for the load to fall to the cores. Every other table and plot
+# says the load before and after it, and every TSV ends with it (common/mk/load.sh).
+# Measured: 12.5 minutes on 2 shared cores at load 2-8, PyTorch installed, without the waits (each of
+# the 7 comparisons may add up to BENCH_SETTLE_S on a busy machine).
+# BENCH_END=64M BENCH_FACTOR=4 BENCH_NPS="2 3 4" change the sweep; BENCH_PAIRS (5) the pairs;
+# BENCH_MODELS ("mlp-default mlp-large gpt-small"; mlp-PRESET is train --preset PRESET; empty: none),
+# BENCH_SPEED_THREADS ("1 2") and BENCH_SPEED_STEPS (10) the speed comparisons. Exit status 1 if any
+# result was wrong or missing.
+# BENCH_QUICK=1 make bench: the short form (for tests): every part, and every file above but
+# allreduce_np{3,4}.tsv, on 2 ranks up to 1 MiB, one bucket cap, 2 DDP steps, ONE pair per comparison
+# (its ratio says it is no measurement) with no wait for the load, the default MLP and gpt-small,
+# 1 step, one thread — BENCH_NPS=2 BENCH_END=1M BENCH_FACTOR=4 BENCH_CAPS=1 BENCH_DDP_STEPS=2
+# BENCH_PAIRS=1 BENCH_SETTLE_S=0 BENCH_MODELS="mlp-default gpt-small" BENCH_SPEED_STEPS=1
+# BENCH_SPEED_THREADS=1, each of which, given, still wins. About 6 s on 2 cores, 30 s with PyTorch.
+# Each program (bench_allreduce, train_ddp, bench_gpt, bench_mlp) is your lesson's build where the
+# lesson is yours (no DP_TODO() left in its files), else the reference's: the bench says which on
+# stderr (common/mk/lab_build.sh; LAB_STACK=reference|own forces one side). The build is ${O:-build}.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
     : "${BENCH_NPS:=2}" "${BENCH_END:=1M}" "${BENCH_FACTOR:=4}" "${BENCH_CAPS:=1}" "${BENCH_DDP_STEPS:=2}" \
-        "${BENCH_GPT_STEPS:=1}" "${BENCH_GPT_THREADS:=1}"
+        "${BENCH_PAIRS:=1}" "${BENCH_SETTLE_S:=0}" "${BENCH_MODELS=mlp-default gpt-small}" "${BENCH_SPEED_STEPS:=1}" "${BENCH_SPEED_THREADS:=1}"
 fi
 OUT=${BENCH_OUT:-out/bench}
 mkdir -p "$OUT"
@@ -40,7 +55,9 @@ mkdir -p "$OUT"
 lab_use B 04-ring-allreduce bench_allreduce
 lab_use D 05-ddp train_ddp
 lab_use G 01-trainer bench_gpt
+lab_use M 01-trainer bench_mlp
 . "$ROOT/common/mk/load.sh"
+. "$ROOT/common/mk/pairs.sh"
 # after_table FILE START: the load line under a table, and at the end of its TSV
 after_table() {
     n=$(load_note "$2")
@@ -76,26 +93,19 @@ awk -F '\t' -v model="$CROSS_MODEL" '/^#/ { next } { t[$1 "," $3] = $4; s[$1] = 
           printf " (the model puts the crossover at 0.8·alpha·beta = %s bytes)\n", model }' "$OUT/allreduce_link_np4.tsv"
 echo
 
-echo "== ratios measured in this run (busbw, messages of 1 MiB and more) =="
-for np in ${BENCH_NPS:-2 3 4}; do
-    awk -F '\t' -v np="$np" '
-        /^#/ { next }
-        { bw[$1 "," $3] = $6; sizes[$1] = 1; memcpy = $9 }
-        END {
-            printf "np=%d  ring/lib:", np
-            n = 0
-            for (s in sizes) if (s + 0 >= 1048576) list[++n] = s + 0
-            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (list[j] < list[i]) { t = list[i]; list[i] = list[j]; list[j] = t }
-            for (i = 1; i <= n; i++) {
-                s = list[i]; r = bw[s ",ring"] / bw[s ",lib"]; p = bw[s ",ring-pipe"] / bw[s ",lib"]
-                printf "  %gMiB %.2fx (pipelined %.2fx)", s / 1048576, r, p
-            }
-            printf "\n"
-            if (np == 2 && bw["16777216,ring"] > 0)
-                printf "np=2  16 MiB: ring busbw %.2f GB/s = %.0f%% of one thread'"'"'s memcpy (%.2f GB/s); pipelined %.0f%%\n",
-                    bw["16777216,ring"], 100 * bw["16777216,ring"] / memcpy, memcpy, 100 * bw["16777216,ring-pipe"] / memcpy
-        }' "$OUT/allreduce_np$np.tsv"
-done
+# One pair: a run of bench_allreduce, which at each size times the ring's calls, then the library's.
+ring_lib_pair() {
+    grading/mpirun -np 2 "$B" --begin 1M --end "${BENCH_END:-64M}" --factor 4 --algos ring,lib \
+        --tsv "$OUT/ring_lib_run.tsv" >/dev/null || return 1
+    awk -F '\t' '/^#/ { next } $3 == "ring" { r = $6 }
+        $3 == "lib" { printf "ring/MPI_Allreduce, 2 ranks, %g MiB (busbw)\t%s\t%s\n", $1 / 1048576, r, $6 }' "$OUT/ring_lib_run.tsv"
+}
+pairs "the ring against MPI_Allreduce" ring_lib_pair "$OUT/ring_vs_lib.tsv" || status=1
+rm -f "$OUT/ring_lib_run.tsv"
+[ -s "$OUT/allreduce_np2.tsv" ] && awk -F '\t' '/^#/ { next } { bw[$1 "," $3] = $6; memcpy = $9 }
+    END { if (bw["16777216,ring"] > 0)
+        printf "np=2  16 MiB (the sweep above): ring busbw %.2f GB/s = %.0f%% of one thread'"'"'s memcpy (%.2f GB/s); pipelined %.0f%%\n",
+            bw["16777216,ring"], 100 * bw["16777216,ring"] / memcpy, memcpy, 100 * bw["16777216,ring-pipe"] / memcpy }' "$OUT/allreduce_np2.tsv"
 
 echo
 echo "== DDP (lesson 05): step time against bucket_cap_mb, 2 ranks, --link nvlink =="
@@ -115,27 +125,51 @@ done
 after_table "$OUT/ddp_buckets.tsv" "$l0"
 
 echo
-echo "== GPT training speed (lesson 01's CPU reference): gpt-small, batch 4x128, forward+backward+AdamW =="
 GT=lessons/01-trainer/gpt_torch.py
 PYTHON=${PYTHON:-python3}
-GA="--model gpt-small --batch 4 --seq 128 --warmup 3 --steps ${BENCH_GPT_STEPS:-10}"
-if "$PYTHON" -c 'import torch' >/dev/null 2>&1; then torch=1; else
+# torch's fused AdamW runs on the CPU from PyTorch 2.4
+if "$PYTHON" -c 'import torch; torch.optim.AdamW([torch.zeros(1, requires_grad=True)], fused=True)' >/dev/null 2>&1; then
+    torch=1
+else
     torch=0
-    echo "PyTorch comparison skipped: $PYTHON cannot import torch (not a course dependency; PYTHON=/path/to/python make bench picks another interpreter)"
+    echo "PyTorch comparison skipped: $PYTHON cannot import torch 2.4 or later (not a course dependency; PYTHON=/path/to/python make bench picks another interpreter); the course's speed alone:"
 fi
-printf '# threads\tours_tokens_per_s\ttorch_tokens_per_s\n' >"$OUT/gpt_speed.tsv"
-printf '%8s %16s %16s %14s\n' threads "ours (tok/s)" "PyTorch (tok/s)" ours/PyTorch
-l0=$(load_now)
-for th in ${BENCH_GPT_THREADS:-1 2}; do
-    ours=$("$G" $GA --threads "$th" | sed -n 's/^tokens_per_s \([0-9.]*\).*/\1/p')
-    [ -n "$ours" ] || { echo "bench_gpt --threads $th gave no tokens_per_s line"; status=1; continue; }
-    ref=
-    [ "$torch" = 1 ] && ref=$("$PYTHON" "$GT" bench $GA --threads "$th" | sed -n 's/^tokens_per_s \([0-9.]*\).*/\1/p')
-    printf '%s\t%s\t%s\n' "$th" "$ours" "$ref" >>"$OUT/gpt_speed.tsv"
-    awk -v t="$th" -v a="$ours" -v b="$ref" 'BEGIN { if (b == "") printf "%8s %16.0f %16s %14s\n", t, a, "-", "-"
-        else printf "%8s %16.0f %16.0f %13.2fx\n", t, a, b, a / b }'
+SA="--warmup 3 --steps ${BENCH_SPEED_STEPS:-10}"
+tps() { sed -n 's/^tokens_per_s \([0-9.]*\).*/\1/p'; }
+# The course's training step for model $sm (gpt-small, or mlp-PRESET) at $th threads.
+course_speed() {
+    case $sm in
+    gpt-small) "$G" --model gpt-small --batch 4 --seq 128 $SA --threads "$th" ;;
+    *) "$M" --preset "${sm#mlp-}" --batch 64 $SA --threads "$th" ;;
+    esac
+}
+# One pair for each of torch's AdamWs: the course, then PyTorch with its default AdamW, then with
+# the fused one, on the same model and batch. The MLP's sizes come from bench_mlp's first line.
+speed_pair() {
+    c=$(course_speed) || return 1
+    case $sm in
+    gpt-small) targs="--model gpt-small --batch 4 --seq 128" ;;
+    *) targs="--model mlp --batch 64 --mlp" ;;
+    esac
+    sizes=$(echo "$c" | sed -n 's/^mlp --preset [a-z]*: \(vocab=[0-9a-z= ]*[0-9]\) (.*/\1/p')
+    for o in adamw fused; do
+        # shellcheck disable=SC2086 # targs: words on purpose; the MLP's sizes one argument
+        t=$("$PYTHON" "$GT" bench $targs ${sizes:+"$sizes"} $SA --threads "$th" --optim "$o" | tps)
+        printf '%s, %s thread(s), vs %s AdamW\t%s\t%s\n' "$sm" "$th" \
+            "$([ $o = fused ] && echo fused || echo default)" "$(echo "$c" | tps)" "$t"
+    done
+}
+for sm in ${BENCH_MODELS-mlp-default mlp-large gpt-small}; do
+    for th in ${BENCH_SPEED_THREADS:-1 2}; do
+        if [ "$torch" = 1 ]; then
+            pairs "training speed, $sm, $th thread(s), against PyTorch" speed_pair "$OUT/speed_${sm}_${th}t.tsv" || status=1
+            echo
+        else
+            c=$(course_speed) || status=1
+            echo "$sm, $th thread(s): $(echo "$c" | tail -n 1)"
+        fi
+    done
 done
-after_table "$OUT/gpt_speed.tsv" "$l0"
 if [ "$torch" = 1 ]; then
     # The same parameters and batch through both: loss and every gradient within float32 rounding.
     if "$G" --model gpt-small --batch 2 --seq 128 --dump "$OUT/gpt_parity.bin" >/dev/null; then

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """gpt_torch.py — the GPT of gpt.h in PyTorch: the same parameters under the same names, for
-`make bench`'s speed comparison and for checking our gradients against autograd.
+`make bench`'s speed comparison and for checking our gradients against autograd; and lesson 01's
+MLP (model.h), for the same speed comparison.
 
 PyTorch is not a course dependency: nothing in the course imports this file; bench.sh runs it
 only when `$PYTHON -c 'import torch'` works.
 
     python3 gpt_torch.py bench --threads 1 --batch 4 --seq 128    # tokens/s, as bench_gpt
+    python3 gpt_torch.py bench --model mlp --mlp "vocab=27 context=16 embed=48 hidden=1024 layers=3" \
+        --batch 64 --optim fused                                  # examples/s, as bench_mlp
     python3 gpt_torch.py parity dump.bin                          # dump.bin: bench_gpt --dump
 
 Names and layouts are gpt.h's (and GPT-2's in Hugging Face / nanoGPT): transformer.wte.weight,
@@ -41,6 +44,24 @@ PRESETS = {
     "gpt-tiny": GPTConfig(27, 8, 16, 2, 2),
     "gpt-small": GPTConfig(256, 128, 256, 8, 6),
 }
+
+
+class MLPLM(nn.Module):
+    """model.h's MLP: concatenated embeddings, Linear+tanh layers, a Linear head, mean cross-entropy
+    of one target per example. PyTorch's default initialisation, which model_init draws alike."""
+
+    def __init__(self, vocab, context, embed, hidden, layers):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, embed)
+        self.h = nn.ModuleList(nn.Linear(context * embed if i == 0 else hidden, hidden) for i in range(layers))
+        self.head = nn.Linear(hidden, vocab)
+
+    def forward(self, ctx, targets):
+        x = self.wte(ctx).flatten(1)
+        for layer in self.h:
+            x = torch.tanh(layer(x))
+        logits = self.head(x)
+        return logits, F.cross_entropy(logits, targets)
 
 
 class Attention(nn.Module):
@@ -155,13 +176,25 @@ def load_safetensors(model, path):
 def bench(args):
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    cfg = PRESETS[args.model]
-    seq = args.seq or cfg.context
-    model = GPT(cfg)
-    # the same hyperparameters as bench_gpt (torch's default CPU AdamW implementation)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.1)
-    tok = torch.randint(cfg.vocab, (args.batch, seq))
-    tgt = torch.randint(cfg.vocab, (args.batch, seq))
+    if args.model == "mlp":
+        # the sizes bench_mlp prints ("vocab=27 context=16 ..."), so that the presets have one home
+        sizes = args.mlp
+        model = MLPLM(**sizes)
+        tok = torch.randint(sizes["vocab"], (args.batch, sizes["context"]))
+        tgt = torch.randint(sizes["vocab"], (args.batch,))
+        name, shape, tokens = "mlp", f"{args.batch}", args.batch  # one predicted token per example
+    else:
+        cfg = PRESETS[args.model]
+        seq = args.seq or cfg.context
+        model = GPT(cfg)
+        tok = torch.randint(cfg.vocab, (args.batch, seq))
+        tgt = torch.randint(cfg.vocab, (args.batch, seq))
+        name, shape, tokens = args.model, f"{args.batch}x{seq}", args.batch * seq
+    # the same hyperparameters as bench_gpt and bench_mlp; --optim fused: the fused CPU kernel
+    # (one pass over all parameters) instead of the default per-parameter loop of tensor ops
+    opt = torch.optim.AdamW(
+        model.parameters(), lr=3e-4, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.1, fused=args.optim == "fused"
+    )
     times = []
     for s in range(-args.warmup, args.steps):
         t0 = time.perf_counter()
@@ -173,10 +206,10 @@ def bench(args):
         if s >= 0:
             times.append(time.perf_counter() - t0)
     step = statistics.median(times)
-    work = "forward+backward" if args.no_optim else "forward+backward+AdamW"
-    print(f"PyTorch {torch.__version__} {args.model}, batch {args.batch}x{seq}, {args.threads} thread(s), {work}: "
+    work = "forward+backward" if args.no_optim else f"forward+backward+AdamW ({args.optim})"
+    print(f"PyTorch {torch.__version__} {name}, batch {shape}, {args.threads} thread(s), {work}: "
           f"median of {args.steps} steps after {args.warmup} warm-up, last loss {loss.item():.4f}")
-    print(f"tokens_per_s {args.batch * seq / step:.1f}  step_ms {1e3 * step:.2f}")
+    print(f"tokens_per_s {tokens / step:.1f}  step_ms {1e3 * step:.2f}")
 
 
 def parity(args):
@@ -224,7 +257,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("bench", help="tokens/s of one training step")
-    b.add_argument("--model", choices=PRESETS, default="gpt-small")
+    b.add_argument("--model", choices=[*PRESETS, "mlp"], default="gpt-small")
+    b.add_argument("--mlp", help='--model mlp: its sizes as bench_mlp prints them, "vocab=V context=T embed=E hidden=H layers=L"')
+    b.add_argument("--optim", choices=["adamw", "fused"], default="adamw", help="torch's default AdamW, or fused=True")
     b.add_argument("--threads", type=int, default=1)
     b.add_argument("--batch", type=int, default=4)
     b.add_argument("--seq", type=int, default=0, help="0: the preset's block size")
@@ -236,6 +271,16 @@ def main():
     p.add_argument("dump")
     p.add_argument("--tol", type=float, default=1e-4)
     args = ap.parse_args()
+    if args.cmd == "bench" and (args.model == "mlp") != bool(args.mlp):
+        ap.error("--mlp SIZES goes with --model mlp, and --model mlp needs it (bench_mlp prints the sizes)")
+    if args.cmd == "bench" and args.mlp:
+        want = ["vocab", "context", "embed", "hidden", "layers"]
+        try:
+            args.mlp = {k: int(v) for k, v in (kv.split("=") for kv in args.mlp.split())}
+        except ValueError:
+            args.mlp = {}
+        if sorted(args.mlp) != sorted(want) or min(args.mlp.values()) < 1:
+            ap.error(f"--mlp takes {' '.join(k + '=N' for k in want)}, each N >= 1, as bench_mlp prints them")
     return bench(args) if args.cmd == "bench" else parity(args)
 
 

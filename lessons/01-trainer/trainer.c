@@ -172,14 +172,22 @@ static void apply_preset(trainer_config_t *c, model_config_t *mc) {
         c->context = mc->context;
         return;
     }
-    for (const preset_t *p = presets; p->name; p++) {
-        if (strcmp(p->name, c->preset)) continue;
-        if (!c->context) c->context = p->context;
-        if (!c->embed) c->embed = p->embed;
-        if (!c->hidden) c->hidden = p->hidden;
-        if (!c->layers) c->layers = p->layers;
-    }
+    model_config_t p = {0};
+    trainer_mlp_preset(c->preset, &p); /* --preset is a CLI_CHOICE: always one of the table's */
+    if (!c->context) c->context = p.context;
+    if (!c->embed) c->embed = p.embed;
+    if (!c->hidden) c->hidden = p.hidden;
+    if (!c->layers) c->layers = p.layers;
     *mc = (model_config_t){0, c->context, c->embed, c->hidden, c->layers, MODEL_MLP, 0};
+}
+
+int trainer_mlp_preset(const char *name, model_config_t *mc) {
+    for (const preset_t *p = presets; p->name; p++)
+        if (!strcmp(p->name, name)) {
+            *mc = (model_config_t){0, p->context, p->embed, p->hidden, p->layers, MODEL_MLP, 0};
+            return 0;
+        }
+    return -1;
 }
 
 static bool is_none(const char *path) { return !path || !strcmp(path, "none"); }

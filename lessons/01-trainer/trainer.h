@@ -151,6 +151,10 @@ struct trainer {
     } resumed;
 };
 
+/* The MLP's sizes under --preset NAME (tiny, small, default, large) into mc, its vocabulary 0 (the
+ * data's, set later): 0, or -1 for an unknown name. bench_mlp times the same networks. */
+int trainer_mlp_preset(const char *name, model_config_t *mc);
+
 /* Parse the command line (the trainer's options plus `extra`, may be NULL), start the comm seam,
  * load the data, build the model and the optimizer, resume if asked. */
 void trainer_init(trainer_t *t, int argc, char **argv, const cli_opt_t *extra, const char *usage);
