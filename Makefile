@@ -93,7 +93,10 @@ WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers -Wshadow -Wmissing
 # link line, here and in the included .mk files, uses $(CFLAGS).
 USER_CFLAGS := $(if $(filter command line,$(origin CFLAGS)),$(CFLAGS))
 USER_LDLIBS := $(if $(filter command line,$(origin LDLIBS)),$(LDLIBS))
-DPC_CFLAGS := -std=c11 -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-math-errno -g -ffp-contract=off -pthread $(WARN) -MMD -MP -Icommon $(BLAS_CFLAGS)
+# -fno-math-errno and -fno-trapping-math: nothing reads errno after a math call or the FP exception
+# flags, and without them a loop that calls sqrtf or picks between two floats cannot be vectorised
+# (the values computed are the same; -ffp-contract=off keeps every multiply and add rounded apart).
+DPC_CFLAGS := -std=c11 -O2 -ftree-vectorize -fvect-cost-model=dynamic -fno-math-errno -fno-trapping-math -g -ffp-contract=off -pthread $(WARN) -MMD -MP -Icommon $(BLAS_CFLAGS)
 ifeq ($(HAVE_MPI),1)
 DPC_CFLAGS += -DDPC_HAVE_MPI
 endif
