@@ -34,6 +34,20 @@ DP_NORETURN void dp_fatal(const char *fmt, ...) DP_PRINTF(1, 2);
 DP_NORETURN void dp_todo(const char *func, const char *file);
 #define DP_TODO() dp_todo(__func__, __FILE__)
 
+/* The course builds for baseline x86-64 (SSE2), so one binary runs on any x86 machine, the GPU
+ * bundle's included. A hot loop marked DP_VECTOR_CLONES gets, on x86 with GCC, one copy per vector
+ * width, and the loader picks the widest this CPU has. Every copy computes the same float operations
+ * in the same order per element (lanes are independent elements; -ffp-contract=off forbids fusing
+ * a multiply and an add), so results are bit for bit the same whichever copy runs. Sanitizer builds
+ * keep the one baseline copy: the loader runs the function that picks a copy (an ifunc resolver)
+ * before ASan's or TSan's runtime is ready for it. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) &&               \
+    !defined(__SANITIZE_THREAD__)
+#define DP_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define DP_VECTOR_CLONES
+#endif
+
 /* Called by dp_todo before it prints: returns whether this process prints the line (false: it ends
  * quietly). The comm seam's hook returns at once on rank 0 (and in a job of one), which prints and
  * takes the job down; another rank first waits for that to happen, and prints only if it did not. */

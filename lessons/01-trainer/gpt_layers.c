@@ -4,24 +4,15 @@
 #include "gpt_layers.h"
 
 #include "pairwise.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-/* The course builds for baseline x86-64 (SSE2), so one binary runs on any x86 machine, the GPU
- * bundle's included. The loops below are the CPU reference's hot spots outside the GEMMs: on x86
- * with GCC they get one copy per vector width, and the loader picks the widest this CPU has. Every
- * copy computes the same float operations in the same order per element (lanes are independent
- * elements; -ffp-contract=off forbids fusing a multiply and an add), so results are bit for bit
- * the same whichever copy runs. Sanitizer builds keep the one baseline copy: the loader runs the
- * function that picks a copy (an ifunc resolver) before ASan's or TSan's runtime is ready for it. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) &&               \
-    !defined(__SANITIZE_THREAD__)
-#define HOT_LOOPS __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define HOT_LOOPS
-#endif
+/* HOT_LOOPS (common/util.h): the CPU reference's hot spots outside the GEMMs get one copy per vector
+ * width, the same bits from each. */
+#define HOT_LOOPS DP_VECTOR_CLONES
 
 /* ---- LayerNorm --------------------------------------------------------------------------------
  * With x̂ = (x − mean)·rstd and y = x̂·w + b, write g = dy·w (the gradient reaching x̂). Since mean
