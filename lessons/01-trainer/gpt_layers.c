@@ -6,7 +6,9 @@
 #include "pairwise.h"
 #include "util.h"
 
+#include <cblas.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -132,80 +134,50 @@ HOT_LOOPS void gelu_backward(const float *x, const float *dy, float *dx, size_t 
 }
 
 /* ---- causal self-attention --------------------------------------------------------------------
- * One (sequence b, head h, query t) at a time:
+ * One (sequence b, head h) at a time, as matrix products over its T tokens. With Q, K, V the head's
+ * [T, hs] slices of qkv (rows 3C floats apart) and P = att[b, h], a [T, T] matrix:
  *
- *            keys s = 0 .. t        (s > t is the future: never looked at)
- *   q_t ──►  score_s = q_t·k_s/√hs ──► softmax ──► p_s ──► y_t = Σ_s p_s·v_s
+ *   S = Q·Kᵀ/√hs    P = softmax of each row t over s <= t (s > t is the future: P = 0 there)
+ *   Y = P·V         (into y's channels h·hs .. of the sequence's rows)
  *
- * Backward of the same row, from dy_t:
- *   dp_s     = dy_t · v_s                      dv_s += p_s · dy_t
- *   dscore_s = p_s · (dp_s − Σ_r p_r·dp_r)     (softmax's Jacobian)
- *   dq_t    += Σ_s dscore_s · k_s / √hs        dk_s += dscore_s · q_t / √hs */
+ * Backward, from dY:
+ *   dP = dY·Vᵀ      dV = Pᵀ·dY
+ *   dS[t,s] = P[t,s]·(dP[t,s] − Σ_r P[t,r]·dP[t,r]) / √hs     (softmax's Jacobian, row by row)
+ *   dQ = dS·K       dK = dSᵀ·Q
+ *
+ * The five products are OpenBLAS GEMMs on strided views (single-threaded: the pool splits heads,
+ * not products). They compute the upper triangle of S and dP too, which the mask then discards:
+ * twice the arithmetic of the triangle, and still far faster than loops over it. */
 
 /* Where head h's q, k or v (part 0, 1, 2) of token t of sequence b starts. */
 static size_t qkv_at(int b, int t, int part, int h, int T, int C, int hs) {
     return ((size_t)b * T + t) * 3 * C + (size_t)part * C + (size_t)h * hs;
 }
 
-/* The scratch both directions share (attention_scratch_floats):
- *   | acc: T doubles | row: T floats | tr: hs x T floats |
- * tr holds one head's keys (forward) or values (backward) transposed, tr[i·T + s] = k_s[i]: a dot
- * product q_t·k_s is a sum over i, so "all scores of query t" in this layout is hs passes of
- * acc[s] += q[i]·tr[i][s] over contiguous s, a loop the compiler vectorises, where q·k_s one key
- * at a time is a chain of dependent adds it cannot. Each acc[s] still adds the same terms in the
- * same order (i = 0, 1, ...), in double, so the result is bit for bit the one-key-at-a-time dot. */
-size_t attention_scratch_floats(int T, int C, int NH) { return (size_t)T * (2 + 1 + (size_t)(C / NH)); }
-
-typedef struct {
-    double *acc;
-    float *row, *tr;
-} att_scratch_t;
-
-static att_scratch_t att_scratch(float *scratch, int T) {
-    return (att_scratch_t){(double *)(void *)scratch, scratch + 2 * (size_t)T, scratch + 3 * (size_t)T};
+/* The backward's dP, [T, T] (the forward needs none). */
+size_t attention_scratch_floats(int T, int C, int NH) {
+    (void)C, (void)NH;
+    return (size_t)T * (size_t)T;
 }
 
-/* tr[i·T + s] = part (1 = k, 2 = v) of head h, token s, for s < T. */
-static void transpose_head(const float *qkv, int b, int h, int part, int T, int C, int hs, float *tr) {
-    for (int s = 0; s < T; s++) {
-        const float *x = qkv + qkv_at(b, s, part, h, T, C, hs);
-        for (int i = 0; i < hs; i++) tr[(size_t)i * T + s] = x[i];
-    }
+/* C[M,N] = alpha·op(A)·op(B) + beta·C, row-major with leading dimensions. */
+static void gemm(bool ta, bool tb, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb,
+                 float beta, float *C, int ldc) {
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda,
+                B, ldb, beta, C, ldc);
 }
 
-/* acc[s] = Σ_i x[i]·tr[i][s] for s = 0..t, each a double sum of float products in the order of i. */
-HOT_LOOPS static void dots_with_tr(const float *x, const float *tr, int T, int hs, int t, double *acc) {
-    for (int s = 0; s <= t; s++) acc[s] = 0;
-    for (int i = 0; i < hs; i++) {
-        float xi = x[i];
-        const float *r = tr + (size_t)i * T;
-        for (int s = 0; s <= t; s++) acc[s] += xi * r[s];
-    }
-}
-
-/* y[i] += a·x[i]. restrict (the rows of dqkv it is used on never overlap the other operand) lets
- * the compiler vectorise without checking for overlap on every call of a 32-float loop. */
-static inline void axpy_row(int n, float a, const float *restrict x, float *restrict y) {
-    for (int i = 0; i < n; i++) y[i] += a * x[i];
-}
-
-#define ATT_SLICE 64 /* doubles of y_t accumulated at once (on the stack) */
-
-HOT_LOOPS void attention_forward_head(const float *qkv, int b, int h, int T, int C, int NH, float *att, float *y,
-                                      float *scratch) {
-    int hs = C / NH;
-    float scale = 1.0f / sqrtf((float)hs);
-    att_scratch_t sc = att_scratch(scratch, T);
-    transpose_head(qkv, b, h, 1, T, C, hs, sc.tr);
+void attention_forward_head(const float *qkv, int b, int h, int T, int C, int NH, float *att, float *y,
+                            float *scratch) {
+    int hs = C / NH, ld = 3 * C;
+    (void)scratch;
+    const float *Q = qkv + qkv_at(b, 0, 0, h, T, C, hs), *K = qkv + qkv_at(b, 0, 1, h, T, C, hs);
+    const float *V = qkv + qkv_at(b, 0, 2, h, T, C, hs);
+    float *P = att + ((size_t)b * NH + h) * T * T;
+    gemm(false, true, T, T, hs, 1.0f / sqrtf((float)hs), Q, ld, K, ld, 0.0f, P, T); /* S */
     for (int t = 0; t < T; t++) {
-        const float *q = qkv + qkv_at(b, t, 0, h, T, C, hs);
-        float *p = att + (((size_t)b * NH + h) * T + t) * T;
-        dots_with_tr(q, sc.tr, T, hs, t, sc.acc);
-        float pmax = -INFINITY;
-        for (int s = 0; s <= t; s++) {
-            p[s] = (float)sc.acc[s] * scale;
-            pmax = fmaxf(pmax, p[s]);
-        }
+        float *p = P + (size_t)t * T, pmax = -INFINITY;
+        for (int s = 0; s <= t; s++) pmax = p[s] > pmax ? p[s] : pmax; /* fmaxf's answer, without a call */
         double sum = 0;
         for (int s = 0; s <= t; s++) {
             p[s] = expf(p[s] - pmax);
@@ -213,20 +185,8 @@ HOT_LOOPS void attention_forward_head(const float *qkv, int b, int h, int T, int
         }
         for (int s = 0; s <= t; s++) p[s] = (float)(p[s] / sum);
         for (int s = t + 1; s < T; s++) p[s] = 0.0f;
-        /* y_t = Σ_s p_s·v_s a row of v at a time (rows are contiguous; the other loop order
-         * strides 3C floats per term), each y_t[i] still summed over s = 0..t in order, in
-         * double; heads wider than the accumulator go in slices of it. */
-        float *yr = y + ((size_t)b * T + t) * C + (size_t)h * hs;
-        for (int i0 = 0; i0 < hs; i0 += ATT_SLICE) {
-            int w = hs - i0 < ATT_SLICE ? hs - i0 : ATT_SLICE;
-            double acc[ATT_SLICE] = {0};
-            for (int s = 0; s <= t; s++) {
-                const float *v = qkv + qkv_at(b, s, 2, h, T, C, hs) + i0;
-                for (int i = 0; i < w; i++) acc[i] += p[s] * v[i];
-            }
-            for (int i = 0; i < w; i++) yr[i0 + i] = (float)acc[i];
-        }
     }
+    gemm(false, false, T, hs, T, 1.0f, P, T, V, ld, 0.0f, y + (size_t)b * T * C + (size_t)h * hs, C); /* Y */
 }
 
 void attention_forward(const float *qkv, int B, int T, int C, int NH, float *att, float *y, float *scratch) {
@@ -234,31 +194,27 @@ void attention_forward(const float *qkv, int B, int T, int C, int NH, float *att
         for (int h = 0; h < NH; h++) attention_forward_head(qkv, b, h, T, C, NH, att, y, scratch);
 }
 
-HOT_LOOPS void attention_backward_head(const float *qkv, const float *att, const float *dy, int b, int h, int T, int C,
-                                       int NH, float *dqkv, float *scratch) {
-    int hs = C / NH;
+void attention_backward_head(const float *qkv, const float *att, const float *dy, int b, int h, int T, int C, int NH,
+                             float *dqkv, float *scratch) {
+    int hs = C / NH, ld = 3 * C;
+    const float *Q = qkv + qkv_at(b, 0, 0, h, T, C, hs), *K = qkv + qkv_at(b, 0, 1, h, T, C, hs);
+    const float *V = qkv + qkv_at(b, 0, 2, h, T, C, hs);
+    const float *P = att + ((size_t)b * NH + h) * T * T, *dY = dy + (size_t)b * T * C + (size_t)h * hs;
+    float *dQ = dqkv + qkv_at(b, 0, 0, h, T, C, hs), *dK = dqkv + qkv_at(b, 0, 1, h, T, C, hs);
+    float *dV = dqkv + qkv_at(b, 0, 2, h, T, C, hs), *dS = scratch;
     float scale = 1.0f / sqrtf((float)hs);
-    att_scratch_t sc = att_scratch(scratch, T);
-    float *dp = sc.row; /* dp_s, for s <= t */
-    transpose_head(qkv, b, h, 2, T, C, hs, sc.tr);
+    gemm(false, true, T, T, hs, 1.0f, dY, C, V, ld, 0.0f, dS, T); /* dP, turned into dS below */
+    gemm(true, false, T, hs, T, 1.0f, P, T, dY, C, 1.0f, dV, ld); /* dV += Pᵀ·dY */
     for (int t = 0; t < T; t++) {
-        const float *p = att + (((size_t)b * NH + h) * T + t) * T;
-        const float *dyr = dy + ((size_t)b * T + t) * C + (size_t)h * hs;
-        dots_with_tr(dyr, sc.tr, T, hs, t, sc.acc);
-        double pdp = 0; /* Σ_r p_r·dp_r */
-        for (int s = 0; s <= t; s++) {
-            axpy_row(hs, p[s], dyr, dqkv + qkv_at(b, s, 2, h, T, C, hs)); /* dv_s */
-            dp[s] = (float)sc.acc[s];
-            pdp += p[s] * dp[s];
-        }
-        const float *q = qkv + qkv_at(b, t, 0, h, T, C, hs);
-        float *dq = dqkv + qkv_at(b, t, 0, h, T, C, hs);
-        for (int s = 0; s <= t; s++) {
-            float ds = p[s] * (dp[s] - (float)pdp) * scale;
-            axpy_row(hs, ds, qkv + qkv_at(b, s, 1, h, T, C, hs), dq); /* dq_t += ds·k_s */
-            axpy_row(hs, ds, q, dqkv + qkv_at(b, s, 1, h, T, C, hs)); /* dk_s += ds·q_t */
-        }
+        const float *p = P + (size_t)t * T;
+        float *d = dS + (size_t)t * T;
+        double pdp = 0; /* Σ_r P[t,r]·dP[t,r] */
+        for (int s = 0; s <= t; s++) pdp += p[s] * d[s];
+        for (int s = 0; s <= t; s++) d[s] = p[s] * (d[s] - (float)pdp) * scale;
+        for (int s = t + 1; s < T; s++) d[s] = 0.0f;
     }
+    gemm(false, false, T, hs, T, 1.0f, dS, T, K, ld, 1.0f, dQ, ld); /* dQ += dS·K */
+    gemm(true, false, T, hs, T, 1.0f, dS, T, Q, ld, 1.0f, dK, ld);  /* dK += dSᵀ·Q */
 }
 
 void attention_backward(const float *qkv, const float *att, const float *dy, int B, int T, int C, int NH, float *dqkv,

@@ -43,8 +43,8 @@ void gelu_backward(const float *x, const float *dy, float *dx, size_t n);
  *   att[b,h,t,s] = softmax_s≤t( q_t · k_s / sqrt(hs) )     (s > t: masked out, stored as 0)
  *   y[b,t, h·hs + i] = Σ_s≤t att[b,h,t,s] · v_s[h·hs + i]
  *
- * att [B, NH, T, T] is kept for the backward. scratch: attention_scratch_floats(T, C, NH) floats,
- * 8-byte aligned (it holds doubles), for either direction. */
+ * att [B, NH, T, T] is kept for the backward. scratch: attention_scratch_floats(T, C, NH) floats
+ * (the backward's; the forward needs none). */
 size_t attention_scratch_floats(int T, int C, int NH);
 void attention_forward(const float *qkv, int B, int T, int C, int NH, float *att, float *y, float *scratch);
 /* WRITES dqkv [B·T, 3C] from dy [B·T, C]. */

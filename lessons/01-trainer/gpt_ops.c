@@ -117,8 +117,8 @@ void gpt_ops_gelu_backward(const ops_t *ops, const float *x, const float *dy, fl
     pool_for(ops->pool, n, ELEM_GRAIN, gelu_backward_part, &job);
 }
 
-/* Each part has its own scratch, an even number of floats apart (it holds doubles). */
-static size_t scratch_stride(int T, int C, int NH) { return (attention_scratch_floats(T, C, NH) + 1) & ~(size_t)1; }
+/* Each part has its own scratch, a cache line (16 floats) apart: two threads never write one line. */
+static size_t scratch_stride(int T, int C, int NH) { return (attention_scratch_floats(T, C, NH) + 15) & ~(size_t)15; }
 
 size_t gpt_ops_attention_scratch_floats(const ops_t *ops, int T, int C, int NH) {
     return scratch_stride(T, C, NH) * (size_t)pool_threads(ops->pool);
