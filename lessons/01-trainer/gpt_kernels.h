@@ -8,9 +8,10 @@
  * gradients ACCUMULATE; the input gradient of LayerNorm is ADDED, the others are WRITTEN.
  *
  * Determinism: no kernel uses atomics. Every sum over rows (LayerNorm's dw and db, the embeddings'
- * gradients, attention's dk and dv) is one thread's loop in the CPU's row order, so a run repeats
- * bit for bit, and the float accumulations follow the CPU's sequence; sums the CPU does in double
- * (LayerNorm's row statistics, attention's dot products) are done in double here too. */
+ * gradients, attention's dk and dv) is one thread's loop in a fixed order, so a run repeats bit for
+ * bit; LayerNorm's dw and db add in the CPU's pairwise order (common/pairwise.h) and its row
+ * statistics in double, as the CPU does. Attention keeps its per-query loops, with its dot products
+ * in double: the CPU's are OpenBLAS products now, so the two agree to float rounding, not bit for bit. */
 #ifndef DPC_GPT_KERNELS_H
 #define DPC_GPT_KERNELS_H
 

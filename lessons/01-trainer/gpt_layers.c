@@ -1,6 +1,7 @@
 /* gpt_layers.c — LayerNorm, GELU (tanh) and causal self-attention: forward and backward.
- * Sums run in double so that the float32 results stay close to a float64 oracle (the unit test
- * checks gradients by finite differences). See gpt_layers.h for the shapes. */
+ * Row statistics and softmax sums run in double so that the float32 results stay close to a float64
+ * oracle (the unit test checks gradients by finite differences); sums over rows are pairwise. See
+ * gpt_layers.h for the shapes. */
 #include "gpt_layers.h"
 
 #include "pairwise.h"

@@ -1,6 +1,7 @@
 /* gpt_layers.h — the three layers a transformer adds to lesson 01's Linear and cross-entropy:
  * LayerNorm, GELU and causal multi-head self-attention, forward and backward. Given code, CPU
- * only, plain loops (the lessons are about data parallelism, not about fast kernels).
+ * only: plain loops, and attention as matrix products (the lessons are about data parallelism, not
+ * about fast kernels).
  *
  * Every tensor is row-major over N = B·T rows ("tokens"), one row of C channels each:
  *
