@@ -262,10 +262,11 @@ void ops_from_host(const ops_t *ops, float *dst, const float *host, size_t count
  * batch of 64 against a 2048-wide layer: split by rows, every thread would read all of the weight).
  * An element of C is the same dot product whatever block holds it: blocks go in multiples of
  * GEMM_UNIT rows or columns, a multiple of the unrolls of OpenBLAS's x86 kernels, so a split never
- * changes which kernel computes an element (tests/sh/threads.sh holds the bits to one thread's). */
-/* A part's least work, about 100 µs on one core; and more than the largest GEMM OpenBLAS gives its
+ * changes which kernel computes an element; the last unit takes the ragged rest. GEMM_MIN_MACS, a
+ * part's least work, is about 100 µs on one core, and more than the largest GEMM OpenBLAS gives its
  * small-matrix kernels (M·N·K <= 100³ on x86), which add in another order: every part of a split
- * GEMM, like the whole, goes through the same large kernels. The last unit takes the ragged rest. */
+ * GEMM, like the whole, goes through the same large kernels. tests/unit/test_pairwise.c holds
+ * ops_gemm's bits at 2 and 3 threads to one thread's, over shapes that split either way. */
 #define GEMM_UNIT     16
 #define GEMM_MIN_MACS (1u << 21)
 typedef struct {
