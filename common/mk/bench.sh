@@ -25,7 +25,7 @@
 # it prints the pairs but no ratio (BENCH_ANY_LOAD=1 prints one anyway); before its first pair it
 # waits up to BENCH_SETTLE_S (60) seconds for the load to fall to the cores. Every other table and plot
 # says the load before and after it, and every TSV ends with it (common/mk/load.sh).
-# Measured: 12.5 minutes on 2 shared cores at load 2-8, PyTorch installed, without the waits (each of
+# Measured: about 10 minutes on 2 otherwise idle cores with PyTorch installed (12.5 at load 2-8 without the waits; each of
 # the 7 comparisons may add up to BENCH_SETTLE_S on a busy machine).
 # BENCH_END=64M BENCH_FACTOR=4 BENCH_NPS="2 3 4" change the sweep; BENCH_PAIRS (5) the pairs;
 # BENCH_MODELS ("mlp-default mlp-large gpt-small"; mlp-PRESET is train --preset PRESET; empty: none),

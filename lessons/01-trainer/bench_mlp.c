@@ -52,7 +52,7 @@ int main(int argc, char **argv) {
     for (int b = 0; b < batch; b++) tgt[b] = (int32_t)rng_below(&r, (uint32_t)vocab);
 
     optim_t opt;
-    optim_init(&opt, OPTIM_ADAMW, n);
+    optim_init_on(&opt, OPTIM_ADAMW, n, ops); /* host memory, the context's threads */
     opt.adamw.weight_decay = 0.1;
     double *t = dp_malloc(4 * (size_t)steps * sizeof(double)); /* fwd, bwd, optim, step: steps each */
     float loss = 0;
