@@ -13,9 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
-/* HOT_LOOPS (common/util.h): the CPU reference's hot spots outside the GEMMs get one copy per vector
- * width, the same bits from each. */
-#define HOT_LOOPS DP_VECTOR_CLONES
+/* DP_VECTOR_CLONES (common/util.h): the CPU reference's hot loops outside the GEMMs get one copy per
+ * vector width, the same bits from each. */
 
 /* ---- LayerNorm --------------------------------------------------------------------------------
  * With x̂ = (x − mean)·rstd and y = x̂·w + b, write g = dy·w (the gradient reaching x̂). Since mean
@@ -23,8 +22,8 @@
  *   ∂L/∂x = rstd · ( g − mean(g) − x̂ · mean(g·x̂) )
  * and ∂L/∂w = Σ_rows dy·x̂, ∂L/∂b = Σ_rows dy. */
 
-HOT_LOOPS void layernorm_forward(const float *x, const float *w, const float *b, int N, int C, float *y, float *mean,
-                                 float *rstd) {
+DP_VECTOR_CLONES void layernorm_forward(const float *x, const float *w, const float *b, int N, int C, float *y,
+                                        float *mean, float *rstd) {
     for (int n = 0; n < N; n++) {
         const float *xr = x + (size_t)n * C;
         double s = 0;
@@ -39,8 +38,8 @@ HOT_LOOPS void layernorm_forward(const float *x, const float *w, const float *b,
     }
 }
 
-HOT_LOOPS void layernorm_backward_dx(const float *x, const float *w, const float *mean, const float *rstd,
-                                     const float *dy, int N, int C, float *dx) {
+DP_VECTOR_CLONES void layernorm_backward_dx(const float *x, const float *w, const float *mean, const float *rstd,
+                                            const float *dy, int N, int C, float *dx) {
     for (int n = 0; n < N; n++) {
         const float *xr = x + (size_t)n * C, *dyr = dy + (size_t)n * C;
         float *dxr = dx + (size_t)n * C;
@@ -59,8 +58,8 @@ HOT_LOOPS void layernorm_backward_dx(const float *x, const float *w, const float
     }
 }
 
-HOT_LOOPS void layernorm_backward_params(const float *x, const float *mean, const float *rstd, const float *dy, int N,
-                                         int C, int c0, int c1, float *dw, float *db) {
+DP_VECTOR_CLONES void layernorm_backward_params(const float *x, const float *mean, const float *rstd, const float *dy,
+                                                int N, int C, int c0, int c1, float *dw, float *db) {
     pairwise_t sw, sb;
     float prod[PAIRWISE_TILE];
     for (int j0 = c0; j0 < c1; j0 += PAIRWISE_TILE) {
@@ -122,11 +121,11 @@ static inline float gelu_sigma(float v) {
     return 1.0f / (1.0f + exp_clamped(-2.0f * GELU_K * (v + GELU_A * v * v * v)));
 }
 
-HOT_LOOPS void gelu_forward(const float *x, float *y, size_t n) {
+DP_VECTOR_CLONES void gelu_forward(const float *x, float *y, size_t n) {
     for (size_t i = 0; i < n; i++) y[i] = x[i] * gelu_sigma(x[i]);
 }
 
-HOT_LOOPS void gelu_backward(const float *x, const float *dy, float *dx, size_t n) {
+DP_VECTOR_CLONES void gelu_backward(const float *x, const float *dy, float *dx, size_t n) {
     for (size_t i = 0; i < n; i++) {
         float v = x[i], sg = gelu_sigma(v);
         float d = sg + 2.0f * v * sg * (1.0f - sg) * GELU_K * (1.0f + 3.0f * GELU_A * v * v);

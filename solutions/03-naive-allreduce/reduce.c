@@ -7,9 +7,7 @@
 
 #include "util.h"
 
-/* DP_VECTOR_CLONES (util.h): a copy of the loop for each vector width, the widest this CPU has picked
- * at load time; every copy adds the same pairs, so the bits are the same. */
-DP_VECTOR_CLONES void reduce_add_cpu(float *acc, const float *in, size_t n) {
+void reduce_add_cpu(float *acc, const float *in, size_t n) {
     // TODO(03 reduce_add_cpu): afterwards acc[i] = old acc[i] + in[i] for every i < n (n may be 0),
     //   and nothing outside acc[0 .. n) is written.
     // BEGIN SOLUTION
