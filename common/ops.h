@@ -12,8 +12,9 @@
  *
  * CPU backend: GEMM through CBLAS (OpenBLAS), the rest plain loops in a fixed order, so results are
  * deterministic run to run. One thread per rank by default (ranks are the parallelism); a context of
- * N threads gives OpenBLAS N threads and the loops a pool of N (pool.h), split so that every output
- * element is computed alike whatever N: the bits do not depend on the thread count. */
+ * N threads has a pool of N (pool.h) that splits the GEMMs (each part a single-threaded OpenBLAS call)
+ * and the loops so that every output element is computed alike whatever N: the bits do not depend on
+ * the thread count. */
 #ifndef DPC_OPS_H
 #define DPC_OPS_H
 
@@ -32,7 +33,7 @@ typedef enum { OPS_CPU, OPS_CUDA } ops_backend_t;
 
 typedef struct {
     ops_backend_t backend;
-    int threads;  /* CPU: OpenBLAS's threads, and the pool's */
+    int threads;  /* CPU: the pool's threads (OpenBLAS itself runs on one) */
     pool_t *pool; /* CPU: the loops' threads (pool.h); NULL with one thread */
     void *device; /* backend state (CUDA handles) */
     /* NULL, or where ops_scale adds how many elements it scaled: the grader's count of the work each

@@ -18,7 +18,7 @@
  *
  * Two layouts compute the same additions per column: pairwise1_t, one column (a GPU thread per
  * column), and pairwise_t, a tile of up to PAIRWISE_TILE columns side by side (the CPU, so that the
- * additions of neighbouring columns are one vector instruction). tests/unit/test_ops.c checks that
+ * additions of neighbouring columns are one vector instruction). tests/unit/test_pairwise.c checks that
  * they agree bit for bit, and the GPU kernels use pairwise1_t. */
 #ifndef DPC_PAIRWISE_H
 #define DPC_PAIRWISE_H

@@ -8,9 +8,9 @@
  * reported, as one slow step on a shared machine should not move the result. Tokens are random
  * (uniform over the vocabulary) from a fixed seed, so every run does the same work.
  *
- * --threads is the CPU ops' thread count: OpenBLAS's for the Linear layers (GEMM), and common/pool.h's
- * for LayerNorm, GELU, attention, the cross-entropy and AdamW, which split their work so that the
- * result is the same bit for bit at any count.
+ * --threads is the CPU ops' thread count (common/pool.h): the GEMMs, LayerNorm, GELU, attention, the
+ * cross-entropy and AdamW split their work over it so that the result is the same bit for bit at any
+ * count.
  *
  * The last line is machine-readable for common/mk/bench.sh:
  *   tokens_per_s <median tokens/s>  fwd_ms <..> bwd_ms <..> optim_ms <..> step_ms <..>
@@ -61,8 +61,8 @@ int main(int argc, char **argv) {
     uint64_t seed = 1;
     const cli_opt_t opts[] = {
         {"model", CLI_CHOICE, &model, "GPT preset", .choices = "gpt-tiny|gpt-mini|gpt-small"},
-        {"threads", CLI_INT, &threads, "threads for every op (OpenBLAS's GEMMs and the other loops)", .min = 1,
-         .max = 256, .env = "BENCH_GPT_THREADS"},
+        {"threads", CLI_INT, &threads, "threads for every op (the GEMMs and the other loops)", .min = 1, .max = 256,
+         .env = "BENCH_GPT_THREADS"},
         {"batch", CLI_INT, &batch, "sequences per step", .min = 1, .max = 4096},
         {"seq", CLI_INT, &seq, "tokens per sequence (0: the preset's block size)", .min = 0, .max = 1 << 20},
         {"warmup", CLI_INT, &warmup, "untimed steps first", .min = 0, .max = 1000},

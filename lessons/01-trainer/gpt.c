@@ -292,7 +292,7 @@ float gpt_forward(gpt_t *m, const int32_t *tokens, const int32_t *targets, int B
         HOOK(m, pre_forward, 1 + l);
         gpt_ops_layernorm_forward(m->ops, x, P(GPT_LN1_W), P(GPT_LN1_B), N, C, a->ln1, a->ln1_mean, a->ln1_rstd);
         gpt_ops_linear_forward(m->ops, a->ln1, P(GPT_ATTN_W), P(GPT_ATTN_B), N, C, 3 * C, a->qkv);
-        gpt_ops_attention_forward(m->ops, a->qkv, B, Tn, C, c->heads, a->att, a->atty, m->att_scratch);
+        gpt_ops_attention_forward(m->ops, a->qkv, B, Tn, C, c->heads, a->att, a->atty);
         gpt_ops_linear_forward(m->ops, a->atty, P(GPT_APROJ_W), P(GPT_APROJ_B), N, C, C, a->res_mid);
         ops_axpy(m->ops, 1.0f, x, a->res_mid, (size_t)N * C); /* the residual adds: y += 1·x is exact */
         gpt_ops_layernorm_forward(m->ops, a->res_mid, P(GPT_LN2_W), P(GPT_LN2_B), N, C, a->ln2, a->ln2_mean,

@@ -132,10 +132,11 @@ typedef struct gpt {
     float *lnf, *lnf_mean, *lnf_rstd;
     float *logits, *probs, *losses; /* [N, V], [N, V], [N] (losses of ignored rows: 0) */
     /* backward scratch */
-    float *dlogits;                /* [N, V] */
-    float *dres, *dln;             /* [N, C]: the residual stream's gradient, a LayerNorm output's */
-    float *dbig;                   /* [N, 4C]: dqkv, then the MLP's hidden gradient */
-    float *att_scratch;            /* CPU: attention_scratch_floats(); GPU: [B, NH, T, T] (every row at once) */
+    float *dlogits;    /* [N, V] */
+    float *dres, *dln; /* [N, C]: the residual stream's gradient, a LayerNorm output's */
+    float *dbig;       /* [N, 4C]: dqkv, then the MLP's hidden gradient */
+    float
+        *att_scratch; /* the attention backward's: gpt_ops_attention_scratch_floats() on the CPU; GPU: [B, NH, T, T] */
     float *head_bias, *head_dbias; /* [V]: the untied head has no bias; linear_* get zeros / a sink */
     trace_t *trace;                /* optional */
     mem_t *mem;                    /* optional: memory accounting */

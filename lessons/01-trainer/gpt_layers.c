@@ -167,10 +167,8 @@ static void gemm(bool ta, bool tb, int M, int N, int K, float alpha, const float
                 B, ldb, beta, C, ldc);
 }
 
-void attention_forward_head(const float *qkv, int b, int h, int T, int C, int NH, float *att, float *y,
-                            float *scratch) {
+void attention_forward_head(const float *qkv, int b, int h, int T, int C, int NH, float *att, float *y) {
     int hs = C / NH, ld = 3 * C;
-    (void)scratch;
     const float *Q = qkv + qkv_at(b, 0, 0, h, T, C, hs), *K = qkv + qkv_at(b, 0, 1, h, T, C, hs);
     const float *V = qkv + qkv_at(b, 0, 2, h, T, C, hs);
     float *P = att + ((size_t)b * NH + h) * T * T;
@@ -189,9 +187,9 @@ void attention_forward_head(const float *qkv, int b, int h, int T, int C, int NH
     gemm(false, false, T, hs, T, 1.0f, P, T, V, ld, 0.0f, y + (size_t)b * T * C + (size_t)h * hs, C); /* Y */
 }
 
-void attention_forward(const float *qkv, int B, int T, int C, int NH, float *att, float *y, float *scratch) {
+void attention_forward(const float *qkv, int B, int T, int C, int NH, float *att, float *y) {
     for (int b = 0; b < B; b++)
-        for (int h = 0; h < NH; h++) attention_forward_head(qkv, b, h, T, C, NH, att, y, scratch);
+        for (int h = 0; h < NH; h++) attention_forward_head(qkv, b, h, T, C, NH, att, y);
 }
 
 void attention_backward_head(const float *qkv, const float *att, const float *dy, int b, int h, int T, int C, int NH,

@@ -44,17 +44,17 @@ void gelu_backward(const float *x, const float *dy, float *dx, size_t n);
  *   att[b,h,t,s] = softmax_s≤t( q_t · k_s / sqrt(hs) )     (s > t: masked out, stored as 0)
  *   y[b,t, h·hs + i] = Σ_s≤t att[b,h,t,s] · v_s[h·hs + i]
  *
- * att [B, NH, T, T] is kept for the backward. scratch: attention_scratch_floats(T, C, NH) floats
- * (the backward's; the forward needs none). */
+ * att [B, NH, T, T] is kept for the backward, whose scratch is attention_scratch_floats(T, C, NH)
+ * floats (the forward needs none). */
 size_t attention_scratch_floats(int T, int C, int NH);
-void attention_forward(const float *qkv, int B, int T, int C, int NH, float *att, float *y, float *scratch);
+void attention_forward(const float *qkv, int B, int T, int C, int NH, float *att, float *y);
 /* WRITES dqkv [B·T, 3C] from dy [B·T, C]. */
 void attention_backward(const float *qkv, const float *att, const float *dy, int B, int T, int C, int NH, float *dqkv,
                         float *scratch);
 /* What each of the two does for one (sequence b, head h): the pairs share no output (att's and y's
  * rows and dqkv's channels of head h in sequence b), so threads can take them in any split. The
  * backward's pair ADDS into its part of dqkv, which attention_backward zeroes first. */
-void attention_forward_head(const float *qkv, int b, int h, int T, int C, int NH, float *att, float *y, float *scratch);
+void attention_forward_head(const float *qkv, int b, int h, int T, int C, int NH, float *att, float *y);
 void attention_backward_head(const float *qkv, const float *att, const float *dy, int b, int h, int T, int C, int NH,
                              float *dqkv, float *scratch);
 

@@ -132,9 +132,9 @@ typedef struct {
 
 static void att_forward_heads(void *ctx, size_t p0, size_t p1, int part) {
     const att_job_t *j = ctx;
-    float *scratch = j->scratch + (size_t)part * scratch_stride(j->T, j->C, j->NH);
+    (void)part;
     for (size_t p = p0; p < p1; p++)
-        attention_forward_head(j->qkv, (int)(p / j->NH), (int)(p % j->NH), j->T, j->C, j->NH, j->att, j->y, scratch);
+        attention_forward_head(j->qkv, (int)(p / j->NH), (int)(p % j->NH), j->T, j->C, j->NH, j->att, j->y);
 }
 
 static void att_backward_heads(void *ctx, size_t p0, size_t p1, int part) {
@@ -145,10 +145,9 @@ static void att_backward_heads(void *ctx, size_t p0, size_t p1, int part) {
                                 j->dqkv, scratch);
 }
 
-void gpt_ops_attention_forward(const ops_t *ops, const float *qkv, int B, int T, int C, int NH, float *att, float *y,
-                               float *scratch) {
+void gpt_ops_attention_forward(const ops_t *ops, const float *qkv, int B, int T, int C, int NH, float *att, float *y) {
     GPU(ops, gpt_attention_forward_cuda(stream, qkv, B, T, C, NH, att, y));
-    att_job_t job = {.qkv = qkv, .T = T, .C = C, .NH = NH, .att = att, .y = y, .scratch = scratch};
+    att_job_t job = {.qkv = qkv, .T = T, .C = C, .NH = NH, .att = att, .y = y};
     pool_for(ops->pool, (size_t)B * NH, 1, att_forward_heads, &job);
 }
 

@@ -20,11 +20,10 @@ void gpt_ops_layernorm_backward(const ops_t *ops, const float *x, const float *w
                                 const float *dy, int N, int C, float *dx, float *dw, float *db);
 void gpt_ops_gelu_forward(const ops_t *ops, const float *x, float *y, size_t n);
 void gpt_ops_gelu_backward(const ops_t *ops, const float *x, const float *dy, float *dx, size_t n);
-void gpt_ops_attention_forward(const ops_t *ops, const float *qkv, int B, int T, int C, int NH, float *att, float *y,
-                               float *scratch);
-/* scratch: gpt_ops_attention_scratch_floats() on the CPU (either direction: one
- * attention_scratch_floats() per thread); B·NH·T·T on a GPU, where the forward needs none (NULL) and
- * the backward holds every score row's gradient at once. */
+void gpt_ops_attention_forward(const ops_t *ops, const float *qkv, int B, int T, int C, int NH, float *att, float *y);
+/* The backward's scratch: gpt_ops_attention_scratch_floats() on the CPU (one
+ * attention_scratch_floats() per thread); B·NH·T·T on a GPU, which holds every score row's gradient
+ * at once. The forward needs none. */
 size_t gpt_ops_attention_scratch_floats(const ops_t *ops, int T, int C, int NH);
 void gpt_ops_attention_backward(const ops_t *ops, const float *qkv, const float *att, const float *dy, int B, int T,
                                 int C, int NH, float *dqkv, float *scratch);

@@ -134,8 +134,8 @@ static cli_opt_t *options(trainer_config_t *c) {
         {"sample-out", CLI_STRING, &c->sample_out, "write the samples to this file instead"},
         {"device", CLI_CHOICE, &c->device, "where the math runs", .choices = "cpu|cuda", .env = "DP_DEVICE"},
         {"threads", CLI_INT, &c->threads,
-         "threads per rank for the CPU ops (OpenBLAS's GEMMs and the other loops; the same bits for any count)",
-         .min = 1, .max = 256},
+         "threads per rank for the CPU ops (the GEMMs and the other loops; the same bits for any count)", .min = 1,
+         .max = 256},
         {"mixed-precision", CLI_CHOICE, &c->mixed_precision,
          "forward and backward on parameters rounded to bf16 or fp16 (fp16: with dynamic loss scaling), "
          "float32 master weights and optimizer state; on a GPU the GEMMs take 16-bit operands and add in float32",

@@ -297,8 +297,8 @@ static void gpt_attention(void **state) {
         float *qkv = randn(nq, 1), *att = malloc(na * sizeof(float)), *y = malloc(ny * sizeof(float));
         float *dqkv_ = up(qkv, nq), *datt = poisoned(na), *dy_ = poisoned(ny);
         float *scratch = malloc(attention_scratch_floats(T, C, NH) * sizeof(float));
-        attention_forward(qkv, B, T, C, NH, att, y, scratch);
-        gpt_ops_attention_forward(gpu, dqkv_, B, T, C, NH, datt, dy_, NULL);
+        attention_forward(qkv, B, T, C, NH, att, y);
+        gpt_ops_attention_forward(gpu, dqkv_, B, T, C, NH, datt, dy_);
         char what[96];
         snprintf(what, sizeof what, "attention_forward att (B=%d T=%d C=%d NH=%d)", B, T, C, NH);
         expect_close(what, att, datt, na, 1e-5);
